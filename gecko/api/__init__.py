@@ -1,0 +1,1 @@
+"""HTTP layer: routers per resource, shared dependencies, problem+json errors."""

@@ -1,0 +1,109 @@
+"""Request and response bodies of the HTTP API (pydantic, named by role)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SessionConfig(BaseModel):
+    """Per-session configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+    toolkits: list[str] | None = None
+    """Only these toolkits may be called in the session (None = all)."""
+    record_reads: bool = False
+    """Also record read-call results in the state (`observed`), the paper's "synthesis mode"."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Free-form labels (run id, task id…) shown in history and listings."""
+    forked_from: str | None = None
+    """Set by the server on forks."""
+
+
+class SessionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    config: SessionConfig = Field(default_factory=SessionConfig)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class SessionPublic(BaseModel):
+    session_id: str
+    config: dict[str, Any]
+    state: dict[str, Any]
+    version: int
+    created: float
+    updated: float
+    expires: float
+
+
+class StateBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    state: dict[str, Any]
+
+
+class InitStateBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    state: dict[str, Any] = Field(default_factory=dict)
+    involved_classes: list[str] | None = None
+    """Toolkits whose declared defaults (`x-gecko-default-state`) are merged in; None = every toolkit that declares one."""
+
+
+class RealToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    toolkit: str | None = None
+
+
+class RealCallsBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tool_calls: list[RealToolCall] = Field(default_factory=list)
+    tool_call: RealToolCall | None = None
+    read_only_sync_policy: str | None = None
+    """Accepted for compatibility with the reference client; reads are always recorded under `observed`."""
+
+    def calls(self) -> list[RealToolCall]:
+        return [*self.tool_calls, *([self.tool_call] if self.tool_call else [])]
+
+
+class ChecklistRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1)
+    previous_tasks: list[str] = Field(default_factory=list)
+
+
+class ChecklistItemPublic(BaseModel):
+    id: str
+    description: str
+
+
+class ChecklistPublic(BaseModel):
+    task: str
+    items: list[ChecklistItemPublic]
+    engine: str
+
+
+class JudgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: str | None = None
+    """Defaults to the last task a checklist was made for in this session."""
+    agent_response: str | None = None
+    checklist: list[ChecklistItemPublic] | None = None
+    since_version: int | None = None
+    """Only judge calls made after this state version (None = all calls of the session)."""
+
+
+class ItemVerdictPublic(BaseModel):
+    id: str
+    description: str
+    status: str
+    reasoning: str
+
+
+class JudgePublic(BaseModel):
+    success: bool
+    items: list[ItemVerdictPublic]
+    remaining: list[str]
+    engine: str

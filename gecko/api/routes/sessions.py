@@ -1,0 +1,163 @@
+"""Sessions under `/sessions/…`: create, read, history, fork, delete, checklist, judge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+
+from gecko.api.deps import ContextDep, parse_body
+from gecko.api.models import (
+    ChecklistPublic,
+    ChecklistRequest,
+    JudgePublic,
+    JudgeRequest,
+    SessionConfig,
+    SessionCreate,
+    SessionPublic,
+)
+from gecko.api.problems import ProblemError, not_found
+from gecko.pipeline.runner import compact_call
+from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
+from gecko.sessions.service import create_session, fork_session, mutate_session
+from utils.jsonutil import content_hash
+
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+
+def session_public(record: SessionRecord, version: int | None = None) -> SessionPublic:
+    return SessionPublic(session_id=record.id, config=record.config, state=record.state,
+                         version=record.version if version is None else version,
+                         created=record.created, updated=record.updated, expires=record.expires)
+
+
+def check_toolkits(ctx: ContextDep, config: SessionConfig) -> None:
+    unknown = [t for t in config.toolkits or [] if ctx.registry.toolkit(t) is None]
+    if unknown:
+        raise ProblemError(422, "Unknown toolkits", f"unknown toolkit(s): {', '.join(unknown)}", "unknown-toolkit")
+
+
+async def load(ctx: ContextDep, session_id: str) -> SessionRecord:
+    record = await ctx.store.get(session_id)
+    if record is None:
+        raise SessionNotFound(session_id)
+    return record
+
+
+@router.post("", status_code=201, response_model=SessionPublic)
+async def create(request: Request, ctx: ContextDep) -> SessionPublic:
+    """Create a session; body (optional): `{"config": {...}, "state": {...}}`."""
+    body = await parse_body(request, SessionCreate, optional=True)
+    check_toolkits(ctx, body.config)
+    config = body.config.model_dump(exclude_none=True, exclude_defaults=True)
+    return session_public(await create_session(ctx.store, config, body.state))
+
+
+@router.get("/{session_id}", response_model=SessionPublic)
+async def read(session_id: str, ctx: ContextDep) -> SessionPublic:
+    return session_public(await load(ctx, session_id))
+
+
+@router.get("/{session_id}/history")
+async def history(session_id: str, ctx: ContextDep, limit: int = Query(100, ge=1, le=10000),
+                  offset: int = Query(0, ge=0)) -> dict[str, Any]:
+    """Every call of the session: request, validation outcome, response, engines, timings, usage."""
+    await load(ctx, session_id)
+    calls = await ctx.store.history(session_id, limit, offset)
+    return {"session_id": session_id, "offset": offset, "calls": calls}
+
+
+@router.get("/{session_id}/state")
+async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query(None, ge=0)) -> dict[str, Any]:
+    """The current state, or the snapshot at `version`."""
+    record = await load(ctx, session_id)
+    if version is None or version == record.version:
+        return {"session_id": session_id, "version": record.version, "state": record.state}
+    snapshot = await ctx.store.snapshot(session_id, version)
+    if snapshot is None:
+        raise not_found(f"no snapshot of version {version} (current version {record.version})", kind="unknown-version")
+    return {"session_id": session_id, "version": version, "state": snapshot}
+
+
+@router.post("/{session_id}/fork", status_code=201, response_model=SessionPublic)
+async def fork(session_id: str, ctx: ContextDep) -> SessionPublic:
+    """A new session with a copy of this one's state and config (GATS forks one per attempt)."""
+    return session_public(await fork_session(ctx.store, session_id))
+
+
+@router.delete("/{session_id}", status_code=204)
+async def delete(session_id: str, ctx: ContextDep) -> Response:
+    if not await ctx.store.delete(session_id):
+        raise SessionNotFound(session_id)
+    return Response(status_code=204)
+
+
+def _tools_of(ctx: ContextDep, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        toolkit, _, op_id = str(call.get("tool", "")).partition("/")
+        tk = ctx.registry.toolkit(toolkit)
+        op = tk.operations.get(op_id) if tk else None
+        if op is not None and op.tool_name not in seen:
+            seen[op.tool_name] = {"name": op.tool_name, "description": op.description, "access": op.access,
+                                  "arguments_schema": op.args_schema}
+    return list(seen.values())
+
+
+@router.post("/{session_id}/checklist", response_model=ChecklistPublic)
+async def checklist(session_id: str, request: Request, ctx: ContextDep) -> ChecklistPublic:
+    """Checklist for a task (cached per session and task): `{"task", "previous_tasks"?}`."""
+    body = await parse_body(request, ChecklistRequest)
+    key = content_hash(body.task, body.previous_tasks)
+    produced: dict[str, Any] = {}
+
+    async def change(record: SessionRecord) -> Commit:
+        cached = record.checklists.get(key)
+        if cached is not None:
+            produced.update(cached)
+            return Commit(checklists={**record.checklists, "_last": key})
+        usage: list[dict[str, Any]] = []
+        items = await ctx.engines.judge.checklist(body.task, body.previous_tasks, [], usage)
+        produced.update(task=body.task, items=[{"id": i.id, "description": i.description} for i in items],
+                        engine=ctx.engines.judge.engine)
+        return Commit(checklists={**record.checklists, key: dict(produced), "_last": key})
+
+    await mutate_session(ctx.store, session_id, change)
+    return ChecklistPublic(**produced)
+
+
+@router.post("/{session_id}/judge", response_model=JudgePublic)
+async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePublic:
+    """Verify each checklist item against state, calls, responses and the agent's answer."""
+    body = await parse_body(request, JudgeRequest, optional=True)
+    record = await load(ctx, session_id)
+    last = record.checklists.get(record.checklists.get("_last", ""), {})
+    task = body.task or last.get("task")
+    if not task:
+        raise ProblemError(422, "No task", "give `task` or create a checklist first with POST "
+                           f"/sessions/{session_id}/checklist", "missing-task")
+    if body.checklist is not None:
+        items = [ChecklistItem(i.id, i.description) for i in body.checklist]
+    else:
+        cached = record.checklists.get(content_hash(task, []), last if last.get("task") == task else {})
+        items = [ChecklistItem(i["id"], i["description"]) for i in cached.get("items", [])]
+        if not items:
+            items = await ctx.engines.judge.checklist(task, [], [], [])
+    entries = await ctx.store.history(session_id, 100000, 0)
+    if body.since_version is not None:
+        entries = [e for e in entries if e.get("state_version", 0) > body.since_version]
+    calls = [compact_call(e) for e in entries if not str(e.get("tool", "")).startswith("#")]
+    data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
+                      agent_response=body.agent_response, tools=_tools_of(ctx, calls))
+    try:
+        result = await ctx.engines.judge.judge(data)
+    except JudgeFailure as exc:
+        raise ProblemError(502, "Judge failed", f"the judge could not produce a verdict: {exc}", "judge-failed",
+                           retryable=True) from exc
+    return JudgePublic(
+        success=result.success,
+        items=[{"id": i.id, "description": i.description, "status": i.status, "reasoning": i.reasoning}
+               for i in result.items],
+        remaining=result.remaining, engine=result.engine,
+    )

@@ -1,0 +1,45 @@
+"""`GET /toolkits`: what is loaded, with each tool's read/write kind."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+
+from gecko.api.deps import ContextDep
+from gecko.api.problems import not_found
+
+router = APIRouter(tags=["toolkits"])
+
+
+@router.get("/toolkits")
+async def list_toolkits(
+    ctx: ContextDep,
+    limit: int = Query(1000, ge=1, le=100000),
+    offset: int = Query(0, ge=0),
+    tools: bool = Query(True, description="include each toolkit's tools"),
+) -> dict:
+    names = list(ctx.registry.toolkits)
+    page = names[offset: offset + limit]
+    items = []
+    for name in page:
+        tk = ctx.registry.toolkits[name]
+        item = {"name": tk.name, "title": tk.title, "version": tk.version, "source": tk.source,
+                "openapi": tk.openapi_version, "tool_count": len(tk.operations),
+                "has_default_state": tk.default_state is not None}
+        if tools:
+            item["tools"] = [op.public() for op in tk.operations.values()]
+        items.append(item)
+    return {"total": len(names), "offset": offset, "toolkits": items}
+
+
+@router.get("/toolkits/{name}")
+async def get_toolkit(name: str, ctx: ContextDep) -> dict:
+    """One toolkit with the full argument and response schema of each tool."""
+    tk = ctx.registry.toolkit(name)
+    if tk is None:
+        raise not_found(f"unknown toolkit {name!r}", kind="unknown-toolkit")
+    return {
+        "name": tk.name, "title": tk.title, "description": tk.description, "source": tk.source,
+        "default_state": tk.default_state,
+        "tools": [{**op.public(), "description": op.description, "arguments_schema": op.args_schema,
+                   "response_schema": op.response_schema} for op in tk.operations.values()],
+    }

@@ -1,0 +1,93 @@
+"""Tool calls: `POST /{toolkit}/{operationId}` with the arguments as the JSON body, or the document's
+own `{method} [/{toolkit}]{path}`. Unknown tool → 404 with the nearest names; wrong method → 405."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from gecko.api.arguments import arguments_from_request
+from gecko.api.deps import SESSION_HEADER, get_context, read_json, require_session_header
+from gecko.api.problems import ProblemError, problem_response
+from gecko.pipeline.runner import CallOutcome
+from gecko.toolkits.model import Operation
+from gecko.toolkits.registry import MethodNotAllowed, ToolNotFound
+
+router = APIRouter(tags=["tools"])
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Response:
+    headers = {SESSION_HEADER: session_id, "X-Gecko-State-Version": str(outcome.state_version)}
+    semantic = outcome.semantic.outcome if outcome.semantic else "skipped"
+    headers["X-Gecko-Semantic"] = semantic
+    if outcome.status == 200:
+        return JSONResponse(outcome.body, headers=headers)
+    if outcome.violations:
+        errors = [{**v.public(), "source": "syntactic"} for v in outcome.violations]
+    else:
+        errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"}
+                  for m in (outcome.semantic.errors if outcome.semantic else [])]
+    detail = " ".join(e["message"] for e in errors) or "The arguments were rejected."
+    return problem_response(
+        422, "Invalid tool arguments", detail, "invalid-arguments", headers=headers,
+        tool=operation.tool_name, errors=errors,
+    )
+
+
+async def _call(request: Request, operation: Operation, arguments: Any) -> Response:
+    session_id = require_session_header(request.headers.get(SESSION_HEADER))
+    outcome = await get_context(request).runner.run(session_id, operation, arguments)
+    return _render(operation, outcome, session_id)
+
+
+@router.post("/{toolkit}/{operation_id}")
+async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
+    """Call a tool by operationId; the JSON body is the arguments object."""
+    registry = get_context(request).registry
+    try:
+        operation = registry.get(toolkit, operation_id)
+    except ToolNotFound as not_found:
+        return await _call_by_path(request, fallback=not_found)
+    arguments = await read_json(request, default={})
+    if not isinstance(arguments, dict):
+        raise ProblemError(422, "Invalid tool arguments", "the arguments must be a JSON object",
+                           "invalid-arguments", tool=operation.tool_name,
+                           errors=[{"pointer": "", "keyword": "type", "message": "The arguments must be an object.",
+                                    "source": "syntactic"}])
+    return await _call(request, operation, arguments)
+
+
+@router.api_route("/{full_path:path}", methods=ALL_METHODS, include_in_schema=False)
+async def call_by_path(full_path: str, request: Request) -> Response:
+    return await _call_by_path(request)
+
+
+async def _call_by_path(request: Request, fallback: ToolNotFound | None = None) -> Response:
+    registry = get_context(request).registry
+    try:
+        match = registry.match_path(request.method, request.url.path)
+    except MethodNotAllowed as exc:
+        if fallback is not None and request.method == "POST":
+            raise fallback from None
+        raise ProblemError(405, "Method not allowed", f"{exc}; allowed: {', '.join(exc.allowed)}",
+                           "method-not-allowed", headers={"Allow": ", ".join(exc.allowed)}) from exc
+    if match is None:
+        if fallback is not None:
+            raise fallback
+        raise ToolNotFound(f"no tool or endpoint at {request.method} {request.url.path}", [])
+    operation = match.operation
+    body = None
+    if request.method not in ("GET", "HEAD", "DELETE", "OPTIONS") or request.headers.get("content-length"):
+        body = await read_json(request, default=None) if await _has_body(request) else None
+    arguments = arguments_from_request(operation, match.path_params, request.query_params, request.headers, body)
+    return await _call(request, operation, arguments)
+
+
+async def _has_body(request: Request) -> bool:
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        return declared != "0"
+    return "chunked" in request.headers.get("transfer-encoding", "")

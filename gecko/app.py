@@ -1,0 +1,146 @@
+"""The FastAPI application factory: `create_app(settings)`; workers use `create_app_from_env()`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gecko.api.deps import GeckoContext
+from gecko.api.problems import ProblemError, problem_response
+from gecko.api.routes import compat, health, sessions, tools, toolkits
+from gecko.api.security import ApiKeyMiddleware
+from gecko.pipeline.engines import build_engines
+from gecko.pipeline.runner import CallRunner
+from gecko.pipeline.synthesize.generator import UnsatisfiableSchema
+from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
+from gecko.sessions.store import open_store
+from gecko.toolkits.loader import load_toolkits
+from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+from utils.settings import Settings
+
+log = logging.getLogger("gecko")
+SETTINGS_ENV = "GECKO_WORKER_SETTINGS"
+HEARTBEAT_SECONDS = 5.0
+PURGE_SECONDS = 300.0
+
+
+def _version() -> str:
+    try:
+        return version("gecko-gats")
+    except PackageNotFoundError:
+        return "0.0.0+local"
+
+
+def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> FastAPI:
+    """Build the app; toolkits are loaded now (or taken from `registry`), the store opens at start-up."""
+    if registry is None:
+        registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
+                                 cache_dir=settings.state_dir)
+    engines = build_engines(settings)
+    store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
+                       history_limit=settings.history_limit)
+    needs_history = any(getattr(e, "needs_recent_calls", False)
+                        for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
+    ctx = GeckoContext(settings, registry, store, engines, CallRunner(store, engines, needs_history),
+                       time.time(), _version())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await store.open()
+        await store.heartbeat()
+        task = asyncio.create_task(_housekeeping(ctx))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await store.close()
+
+    app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
+                  description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
+    app.state.gecko = ctx
+    for module in (health, toolkits, compat, sessions, tools):
+        app.include_router(module.router)
+    _install_error_handlers(app)
+    if settings.api_key is not None and settings.api_key.get_secret_value():
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
+    return app
+
+
+async def _housekeeping(ctx: GeckoContext) -> None:
+    last_purge = 0.0
+    while True:
+        try:
+            await ctx.store.heartbeat()
+            if time.time() - last_purge > PURGE_SECONDS:
+                last_purge = time.time()
+                await ctx.store.purge_expired()
+        except Exception:  # noqa: BLE001 - housekeeping must survive a transient store error
+            log.exception("session store housekeeping failed")
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ProblemError)
+    async def _problem(request: Request, exc: ProblemError) -> Response:
+        return exc.response()
+
+    @app.exception_handler(SessionNotFound)
+    async def _no_session(request: Request, exc: SessionNotFound) -> Response:
+        return problem_response(404, "Unknown session", f"no live session {exc.args[0]!r} (never created, deleted "
+                                "or expired); create one with GET /session-id or POST /sessions", "unknown-session")
+
+    @app.exception_handler(ToolNotFound)
+    async def _no_tool(request: Request, exc: ToolNotFound) -> Response:
+        hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
+        return problem_response(404, "Unknown tool", f"{exc}{hint}", "unknown-tool", suggestions=exc.suggestions)
+
+    @app.exception_handler(SessionBusy)
+    async def _busy(request: Request, exc: SessionBusy) -> Response:
+        return problem_response(503, "Session busy", str(exc), "session-busy", headers={"Retry-After": "1"})
+
+    @app.exception_handler(VersionConflict)
+    async def _conflict(request: Request, exc: VersionConflict) -> Response:
+        return problem_response(409, "State conflict", f"{exc}; retry the request", "version-conflict")
+
+    @app.exception_handler(UnsatisfiableSchema)
+    async def _unsatisfiable(request: Request, exc: UnsatisfiableSchema) -> Response:
+        return problem_response(500, "Response schema unsatisfiable", str(exc), "unsatisfiable-response-schema")
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        errors = [{"pointer": "".join(f"/{p}" for p in e["loc"]), "keyword": e["type"], "message": e["msg"]}
+                  for e in exc.errors()]
+        status = 400 if any(e["type"] == "json_invalid" for e in exc.errors()) else 422
+        detail = " ".join(f"{e['pointer']}: {e['message']}." for e in errors)
+        return problem_response(status, "Invalid request", detail, "invalid-request", errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        return problem_response(exc.status_code, "HTTP error", str(exc.detail), f"http-{exc.status_code}",
+                                headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(500, "Internal error", "the server failed on this request; see the server log",
+                                "internal-error")
+
+
+def create_app_from_env() -> FastAPI:
+    """Factory for uvicorn workers: settings come serialized from the launching process."""
+    raw = os.environ.get(SETTINGS_ENV)
+    settings = Settings.model_validate_json(raw) if raw else Settings()
+    logging.basicConfig(level=settings.log_level.upper() if settings.log_level != "trace" else "DEBUG")
+    return create_app(settings)

@@ -1,0 +1,82 @@
+"""`run_gecko_server.py` / `gecko-server`: parse flags into Settings, validate toolkits, start uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gecko.app import SETTINGS_ENV
+from gecko.pipeline.engines import EngineConfigError, build_engines
+from gecko.toolkits.loader import ToolkitLoadError, load_toolkits
+from utils.settings import Settings
+
+log = logging.getLogger("gecko")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="run_gecko_server.py", description="Run the Gecko tool simulation server.")
+    p.add_argument("--schemas-dir", "--schemas_dir", dest="schemas_dirs", action="append", type=Path,
+                   help="directory of OpenAPI 3.0/3.1 documents, one toolkit per file; repeat for more "
+                        "(earlier wins on name clashes). Default: the bundled example toolkits")
+    p.add_argument("--skip-invalid", action="store_true", default=None,
+                   help="log and skip invalid documents instead of refusing to start")
+    p.add_argument("--host", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument("--workers", type=int, help="worker processes (default 2)")
+    for role, text in (("response", "response synthesis"), ("state", "task-state updates ('none' disables)"),
+                       ("validation", "semantic validation ('none'/'rules' = syntactic only)"),
+                       ("judge", "checklist and judge")):
+        p.add_argument(f"--{role}-model", f"--{role}_model", dest=f"{role}_model",
+                       help=f"engine or model alias for {text}; default 'rules' (offline)")
+    p.add_argument("--store", help="memory | sqlite | sqlite:PATH | redis://host:port/db (default sqlite)")
+    p.add_argument("--session-ttl", type=float, help="seconds of inactivity before a session expires")
+    p.add_argument("--api-key", help="require 'Authorization: Bearer KEY' on every request but /health")
+    p.add_argument("--state-dir", type=Path, help="where the session DB and caches live")
+    p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 1 MiB)")
+    p.add_argument("--log-level", help="critical | error | warning | info | debug | trace")
+    return p
+
+
+def settings_from_args(argv: list[str] | None = None) -> Settings:
+    """CLI flags over env (`GECKO_*`) over `.env` over defaults."""
+    args = build_parser().parse_args(argv)
+    given = {k: v for k, v in vars(args).items() if v is not None}
+    return Settings(**given)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        settings = settings_from_args(argv)
+    except ValidationError as exc:
+        print(f"gecko: invalid configuration:\n{exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO if settings.log_level == "trace" else settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    started = time.perf_counter()
+    try:
+        build_engines(settings)
+        registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
+                                 cache_dir=settings.state_dir)
+    except (ToolkitLoadError, EngineConfigError, ValueError) as exc:
+        print(f"gecko: cannot start: {exc}", file=sys.stderr)
+        return 2
+    log.info("loaded %d toolkits (%d tools) in %.2fs", len(registry.toolkits), registry.tool_count,
+             time.perf_counter() - started)
+    payload = settings.model_dump(mode="json")
+    if settings.api_key is not None:
+        payload["api_key"] = settings.api_key.get_secret_value()
+    os.environ[SETTINGS_ENV] = json.dumps(payload)
+    import uvicorn
+
+    log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
+             settings.workers, settings.role_models())
+    uvicorn.run("gecko.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
+                workers=settings.workers, log_level=settings.log_level, access_log=False)
+    return 0

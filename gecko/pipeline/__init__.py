@@ -1,0 +1,1 @@
+"""The pipeline of one tool call: validate → (semantic check) → synthesize → update state."""

@@ -1,0 +1,35 @@
+"""Rules checklist and gating judge (the paper's "without task feedback" baseline).
+
+The checklist is the task itself as one item. The judge cannot read meaning: it gates on what it can
+check — an attempt with rejected calls (422) fails, naming them; an attempt with neither calls nor an
+answer fails; otherwise every item is `success`. It never claims more than that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeInput, JudgeResult
+
+
+class RulesJudge:
+    engine = "rules"
+
+    async def checklist(
+        self, task: str, previous_tasks: list[str], tools: list[dict[str, Any]], usage: list[dict[str, Any]]
+    ) -> list[ChecklistItem]:
+        text = " ".join(task.split())
+        return [ChecklistItem(id="1", description=f"Complete the user's request: {text}")]
+
+    async def judge(self, data: JudgeInput) -> JudgeResult:
+        rejected = [c for c in data.calls if c.get("status") != 200]
+        if rejected:
+            names = ", ".join(sorted({str(c.get("tool")) for c in rejected}))
+            reason = f"{len(rejected)} call(s) were rejected ({names}); fix them as the validation errors say."
+            status = "failed"
+        elif not data.calls and not (data.agent_response or "").strip():
+            reason, status = "No tool call and no answer were produced.", "failed"
+        else:
+            reason, status = "All calls passed validation (rules judge: no check of meaning).", "success"
+        items = [ItemVerdict(i.id, i.description, status, reason) for i in data.checklist]
+        return JudgeResult(items=items, engine=self.engine)

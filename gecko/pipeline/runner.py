@@ -1,0 +1,133 @@
+"""Run one tool call against a session: the order of stages, the lease, and the history entry."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict
+from gecko.pipeline.synthesize.rules import synthesize_rules
+from gecko.pipeline.validate.syntactic import Violation, validate_arguments
+from gecko.sessions.model import Commit, SessionNotFound
+from gecko.sessions.store import SessionStore
+from gecko.toolkits.model import Operation
+from gecko.toolkits.registry import ToolNotFound
+from utils.jsonutil import content_hash
+
+RECENT_CALLS = 8
+
+
+@dataclass
+class CallOutcome:
+    """What the HTTP layer turns into a response."""
+
+    status: int
+    body: Any
+    violations: list[Violation] = field(default_factory=list)
+    semantic: SemanticVerdict | None = None
+    state_version: int = 0
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
+    """The part of a history entry that stages and judges need."""
+    return {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors")}
+
+
+class CallRunner:
+    """Stateless orchestrator shared by all requests of a worker."""
+
+    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool = False) -> None:
+        self.store = store
+        self.engines = engines
+        self.needs_recent_calls = needs_recent_calls
+
+    async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
+        """Validate, synthesize and update state for one call, serialised per session.
+
+        Raises:
+            SessionNotFound: unknown or expired session.
+            ToolNotFound: the session's toolkit subset excludes this tool.
+        """
+        async with self.store.local_lock(session_id):
+            record, owner = await self.store.begin(session_id)
+            if record is None:
+                raise SessionNotFound(session_id)
+            try:
+                outcome, commit = await self._run_locked(record.id, record.state, record.config, operation, arguments)
+            except BaseException:
+                await self.store.abort(session_id, owner)
+                raise
+            if commit.history is not None:
+                commit.history["state_version"] = record.version + (commit.state is not None)
+            outcome.state_version = await self.store.finish(session_id, owner, record.version, commit)
+            return outcome
+
+    async def _run_locked(
+        self, session_id: str, state: dict[str, Any], config: dict[str, Any], operation: Operation, arguments: Any
+    ) -> tuple[CallOutcome, Commit]:
+        allowed = config.get("toolkits")
+        if allowed and operation.toolkit not in allowed:
+            raise ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session", list(allowed))
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        entry: dict[str, Any] = {
+            "at": time.time(),
+            "tool": operation.tool_name,
+            "access": operation.access,
+            "arguments": arguments,
+        }
+        violations = validate_arguments(operation, arguments)
+        timings["syntactic"] = _ms(started)
+        if violations:
+            entry.update(status=422, errors=[v.public() for v in violations],
+                         validation={"syntactic": "invalid", "semantic": "skipped"}, timings_ms=timings)
+            return CallOutcome(422, None, violations=violations), Commit(history=entry)
+
+        recent: list[dict[str, Any]] = []
+        if self.needs_recent_calls:
+            recent = [compact_call(e) for e in await self.store.history_tail(session_id, RECENT_CALLS)]
+        usage: list[dict[str, Any]] = []
+        ctx = CallContext(session_id, operation, arguments, state, recent, config, usage)
+
+        verdict = SemanticVerdict("skipped", reason="no semantic validator configured")
+        if self.engines.semantic is not None:
+            t = time.perf_counter()
+            verdict = await self.engines.semantic.check(ctx)
+            timings["semantic"] = _ms(t)
+        validation = {"syntactic": "valid", "semantic": verdict.outcome}
+        if verdict.reason:
+            validation["semantic_reason"] = verdict.reason
+        if verdict.outcome == "invalid":
+            errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"} for m in verdict.errors]
+            entry.update(status=422, errors=errors, validation=validation, timings_ms=timings, usage=usage)
+            return CallOutcome(422, None, semantic=verdict), Commit(history=entry)
+
+        t = time.perf_counter()
+        synthesis = await self.engines.synthesizer.synthesize(ctx)
+        body, fallback = synthesis.body, synthesis.fallback
+        if operation.response_validator is not None and not operation.response_validator.is_valid(body):
+            body = synthesize_rules(operation, arguments, content_hash(session_id, operation.tool_name, arguments))
+            fallback = "rules"
+        timings["response"] = _ms(t)
+
+        new_state = None
+        state_info: dict[str, Any] = {"engine": None}
+        if self.engines.state is not None:
+            t = time.perf_counter()
+            change = await self.engines.state.update(ctx, body)
+            timings["state"] = _ms(t)
+            if change is not None:
+                new_state = change.state
+                state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
+        timings["total"] = _ms(started)
+        entry.update(
+            status=200, response=body, validation=validation,
+            engines={"responder": synthesis.engine, "fallback": fallback, "state": state_info},
+            timings_ms=timings, usage=usage,
+        )
+        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state)

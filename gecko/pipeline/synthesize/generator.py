@@ -1,0 +1,342 @@
+"""Deterministic JSON Schema instance generator (the rules synthesizer's engine).
+
+Given a self-contained schema (refs under root `$defs`) and a seed, produce a value that validates.
+Identifier-like fields (`id`, `*_id`, `*code`, `*number`) are derived from the seed, so different
+arguments give different ids; a field named like an argument echoes the argument when it fits.
+`oneOf`/`anyOf` prefer branches that are not error shapes (a branch whose only required/declared
+property is `error`). The caller validates the result and retries with another salt if needed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import random
+import re
+import string
+import uuid
+from typing import Any
+
+import rstr
+from jsonschema import Draft202012Validator
+
+from gecko.toolkits.formats import FORMAT_CHECKER
+
+MAX_DEPTH = 8
+RICH_DEPTH = 4
+ID_KEY = re.compile(r"(^id$|_id$|Id$|ID$|(^|_)code$|Code$|(^|_)number$|Number$|_no$)")
+WORDS = ("alpha", "bravo", "cedar", "delta", "ember", "falcon", "garnet", "harbor", "indigo", "juniper",
+         "kestrel", "lumen", "maple", "nimbus", "onyx", "pine", "quartz", "river", "sierra", "tundra")
+
+
+class UnsatisfiableSchema(ValueError):
+    """No instance could be generated that validates against the schema."""
+
+
+def is_error_branch(schema: Any) -> bool:
+    """A oneOf/anyOf branch that describes a failure: `error` is its only required or declared property."""
+    if not isinstance(schema, dict):
+        return False
+    required = set(schema.get("required", []))
+    props = set(schema.get("properties", {}))
+    return (required == {"error"}) or (not required and props == {"error"})
+
+
+class InstanceGenerator:
+    """One generation run: a root schema, a seed, and argument values that may be echoed."""
+
+    def __init__(self, root: Any, seed: str, echo: dict[str, Any] | None = None) -> None:
+        self._root = root if isinstance(root, dict) else {}
+        self._defs = self._root.get("$defs", {})
+        self._seed = seed
+        self._rng = random.Random(int(hashlib.sha256(seed.encode()).hexdigest()[:16], 16))
+        self._echo = echo or {}
+        self._validators: dict[int, Draft202012Validator] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _hex(self, key: str, length: int = 8) -> str:
+        return hashlib.sha256(f"{self._seed}|{key}".encode()).hexdigest()[:length]
+
+    def _valid(self, schema: Any, value: Any) -> bool:
+        if not isinstance(schema, dict):
+            return schema is not False
+        validator = self._validators.get(id(schema))
+        if validator is None:
+            wrapped = {**schema, "$defs": self._defs} if self._defs and "$defs" not in schema else schema
+            validator = Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER)
+            self._validators[id(schema)] = validator
+        return validator.is_valid(value)
+
+    def _deref(self, schema: Any, depth: int = 0) -> Any:
+        while isinstance(schema, dict) and "$ref" in schema and depth < 64:
+            ref = schema["$ref"]
+            target: Any = None
+            if ref == "#":
+                target = self._root
+            elif ref.startswith("#/$defs/"):
+                key = ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~")
+                target = self._defs.get(key)
+            if target is None:
+                return {k: v for k, v in schema.items() if k != "$ref"}
+            siblings = {k: v for k, v in schema.items() if k not in ("$ref", "$defs")}
+            schema = {**target, **siblings} if siblings and isinstance(target, dict) else target
+            depth += 1
+        return schema
+
+    # -- entry -----------------------------------------------------------------------------
+    def generate(self, schema: Any = None) -> Any:
+        """A value for `schema` (default: the root)."""
+        return self._value(self._root if schema is None else schema, "", 0)
+
+    def _value(self, schema: Any, key: str, depth: int) -> Any:
+        schema = self._deref(schema)
+        if schema is True or schema == {} or schema is None:
+            return f"{key or 'value'}-{self._hex(key, 6)}" if key else {"status": "ok"}
+        if schema is False:
+            raise UnsatisfiableSchema("schema 'false' accepts nothing")
+        if key in self._echo and not isinstance(self._echo[key], (dict, list)) and self._valid(schema, self._echo[key]):
+            return self._echo[key]
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema and schema["enum"]:
+            options = [v for v in schema["enum"] if v is not None] or schema["enum"]
+            return options[int(self._hex(key, 6), 16) % len(options)]
+        if "allOf" in schema:
+            return self._value(self._merge_all(schema), key, depth)
+        for combiner in ("oneOf", "anyOf"):
+            if combiner in schema:
+                return self._choice(schema, combiner, key, depth)
+        kind = self._type(schema)
+        if kind == "object":
+            return self._object(schema, key, depth)
+        if kind == "array":
+            return self._array(schema, key, depth)
+        if kind == "string":
+            return self._string(schema, key)
+        if kind == "integer":
+            return self._integer(schema, key)
+        if kind == "number":
+            return self._number(schema, key)
+        if kind == "boolean":
+            return int(self._hex(key, 2), 16) % 2 == 0
+        return None
+
+    def _type(self, schema: dict[str, Any]) -> str:
+        declared = schema.get("type")
+        if isinstance(declared, list):
+            non_null = [t for t in declared if t != "null"]
+            return non_null[0] if non_null else "null"
+        if isinstance(declared, str):
+            return declared
+        if any(k in schema for k in ("properties", "required", "additionalProperties", "patternProperties")):
+            return "object"
+        if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems")):
+            return "array"
+        if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+            return "number"
+        return "string"
+
+    def _merge_all(self, schema: dict[str, Any]) -> dict[str, Any]:
+        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in schema["allOf"]:
+            part = self._deref(part)
+            if not isinstance(part, dict):
+                continue
+            if "allOf" in part:
+                part = self._merge_all(part)
+            for k, v in part.items():
+                if k == "properties":
+                    merged["properties"] = {**merged.get("properties", {}), **v}
+                elif k == "required":
+                    merged["required"] = sorted(set(merged.get("required", [])) | set(v))
+                elif k in ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"):
+                    merged[k] = max(merged.get(k, v), v)
+                elif k in ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"):
+                    merged[k] = min(merged.get(k, v), v)
+                elif k not in merged:
+                    merged[k] = v
+        return merged
+
+    def _choice(self, schema: dict[str, Any], combiner: str, key: str, depth: int) -> Any:
+        base = {k: v for k, v in schema.items() if k != combiner}
+        branches = list(schema[combiner])
+        ordered = [b for b in branches if not is_error_branch(self._deref(b))] + [
+            b for b in branches if is_error_branch(self._deref(b))]
+        for attempt, branch in enumerate(ordered):
+            sub = self._deref(branch)
+            candidate_schema = self._merge_all({**base, "allOf": [sub]}) if base and isinstance(sub, dict) else sub
+            try:
+                value = self._value(candidate_schema, key if attempt == 0 else f"{key}~{attempt}", depth)
+            except UnsatisfiableSchema:
+                continue
+            if self._valid(schema, value):
+                return value
+        raise UnsatisfiableSchema(f"no branch of {combiner} could be satisfied at {key or 'root'}")
+
+    # -- containers ------------------------------------------------------------------------
+    def _object(self, schema: dict[str, Any], key: str, depth: int) -> dict[str, Any]:
+        props: dict[str, Any] = schema.get("properties", {})
+        required = list(schema.get("required", []))
+        out: dict[str, Any] = {}
+        rich = depth < RICH_DEPTH
+        for name, sub in props.items():
+            if name in required or (rich and depth < MAX_DEPTH and sub is not False):
+                if name not in required and self._recursive(sub):
+                    continue
+                out[name] = self._value(sub, name, depth + 1)
+        extra_schema = schema.get("additionalProperties", True)
+        for name in required:
+            if name not in out:
+                out[name] = self._value(extra_schema if isinstance(extra_schema, dict) else {}, name, depth + 1)
+        index = 0
+        while len(out) < int(schema.get("minProperties", 0)) and index < 1000:
+            name = f"{key or 'key'}_{index}"
+            index += 1
+            if name not in out:
+                out[name] = self._value(extra_schema if isinstance(extra_schema, dict) else {}, name, depth + 1)
+        max_props = schema.get("maxProperties")
+        if isinstance(max_props, int) and len(out) > max_props:
+            keep = required + [k for k in out if k not in required]
+            out = {k: out[k] for k in keep[:max_props]}
+        return out
+
+    def _recursive(self, sub: Any) -> bool:
+        return isinstance(sub, dict) and ("$ref" in sub or (isinstance(sub.get("items"), dict) and "$ref" in sub["items"]))
+
+    def _array(self, schema: dict[str, Any], key: str, depth: int) -> list[Any]:
+        prefix = schema.get("prefixItems", [])
+        items = schema.get("items", {} if not prefix else False)
+        low = int(schema.get("minItems", 0))
+        high = schema.get("maxItems")
+        target = max(low, len(prefix), 1 if depth < RICH_DEPTH else 0)
+        if depth >= MAX_DEPTH - 2 or (isinstance(items, dict) and self._recursive(items) and depth >= 2):
+            target = max(low, len(prefix))
+        if isinstance(high, int):
+            target = min(target, high)
+        if items is False:
+            target = min(target, len(prefix))
+        out: list[Any] = []
+        unique = bool(schema.get("uniqueItems"))
+        attempts = 0
+        while len(out) < target and attempts < target * 20 + 20:
+            index = len(out)
+            sub = prefix[index] if index < len(prefix) else items
+            value = self._value(sub, f"{key}[{index}]" + (f"#{attempts}" if attempts else ""), depth + 1)
+            attempts += 1
+            if unique and value in out:
+                continue
+            out.append(value)
+        if "contains" in schema and not any(self._valid(schema["contains"], v) for v in out):
+            value = self._value(schema["contains"], f"{key}[c]", depth + 1)
+            if isinstance(high, int) and len(out) >= high and out:
+                out[-1] = value
+            else:
+                out.append(value)
+        return out
+
+    # -- scalars ---------------------------------------------------------------------------
+    def _string(self, schema: dict[str, Any], key: str) -> str:
+        low = int(schema.get("minLength", 0))
+        high = schema.get("maxLength")
+        fmt = schema.get("format")
+        pattern = schema.get("pattern")
+        if fmt in _FORMATS:
+            value = _FORMATS[fmt](self, key)
+        elif pattern:
+            value = self._from_pattern(pattern, key, low, high)
+        elif ID_KEY.search(key or ""):
+            value = self._hex(key, 10).upper()
+        else:
+            word = WORDS[int(self._hex(key, 4), 16) % len(WORDS)]
+            value = f"{(key or 'text').split('[')[0]}-{word}-{self._hex(key, 4)}"
+        if pattern and not re.search(pattern, value):
+            value = self._from_pattern(pattern, key, low, high)
+        if len(value) < low:
+            value = value + "x" * (low - len(value))
+        if isinstance(high, int) and len(value) > high:
+            value = value[:high]
+        return value
+
+    def _from_pattern(self, pattern: str, key: str, low: int, high: Any) -> str:
+        generator = rstr.Rstr(random.Random(self._hex(key, 16)))
+        best = ""
+        for _ in range(12):
+            try:
+                value = generator.xeger(pattern)
+            except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
+                break
+            best = value
+            if len(value) >= low and (not isinstance(high, int) or len(value) <= high):
+                return value
+        return best or "".join(self._rng.choice(string.ascii_lowercase) for _ in range(max(low, 1)))
+
+    def _bounds(self, schema: dict[str, Any], integer: bool) -> tuple[float, float]:
+        low, high = -math.inf, math.inf
+        step = 1 if integer else 0.01
+        if "minimum" in schema:
+            low = schema["minimum"]
+        if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
+            low = max(low, schema["exclusiveMinimum"] + step)
+        if "maximum" in schema:
+            high = schema["maximum"]
+        if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], (int, float)):
+            high = min(high, schema["exclusiveMaximum"] - step)
+        return low, high
+
+    def _integer(self, schema: dict[str, Any], key: str) -> int:
+        low, high = self._bounds(schema, True)
+        low_i = math.ceil(low) if low != -math.inf else (0 if high == math.inf or high >= 0 else int(high) - 100)
+        high_i = math.floor(high) if high != math.inf else low_i + (100000 if ID_KEY.search(key or "") else 100)
+        if high_i < low_i:
+            raise UnsatisfiableSchema(f"empty integer range at {key}")
+        value = low_i + int(self._hex(key, 12), 16) % (high_i - low_i + 1)
+        step = schema.get("multipleOf")
+        if isinstance(step, (int, float)) and step > 0:
+            value = int(math.ceil(value / step) * step)
+            if value > high_i:
+                value = int(math.floor(high_i / step) * step)
+        return int(value)
+
+    def _number(self, schema: dict[str, Any], key: str) -> float:
+        low, high = self._bounds(schema, False)
+        low_f = low if low != -math.inf else (0.0 if high == math.inf or high >= 0 else high - 100.0)
+        high_f = high if high != math.inf else low_f + 1000.0
+        if high_f < low_f:
+            raise UnsatisfiableSchema(f"empty number range at {key}")
+        fraction = int(self._hex(key, 8), 16) / 0xFFFFFFFF
+        value = round(low_f + (high_f - low_f) * fraction, 2)
+        value = min(max(value, low_f), high_f)
+        step = schema.get("multipleOf")
+        if isinstance(step, (int, float)) and step > 0:
+            value = math.ceil(low_f / step) * step if low_f != -math.inf else step
+            value = round(value, 10)
+        return float(value)
+
+
+def _date(gen: InstanceGenerator, key: str) -> str:
+    return (dt.date(2024, 1, 1) + dt.timedelta(days=int(gen._hex(key, 6), 16) % 730)).isoformat()
+
+
+def _date_time(gen: InstanceGenerator, key: str) -> str:
+    seconds = int(gen._hex(key, 8), 16) % 86400
+    return f"{_date(gen, key)}T{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z"
+
+
+def _time(gen: InstanceGenerator, key: str) -> str:
+    return _date_time(gen, key).split("T")[1]
+
+
+_FORMATS = {
+    "date": _date,
+    "date-time": _date_time,
+    "time": _time,
+    "email": lambda g, k: f"user.{g._hex(k, 6)}@example.com",
+    "uuid": lambda g, k: str(uuid.UUID(g._hex(k, 32))),
+    "uri": lambda g, k: f"https://example.com/{re.sub(r'[^a-z0-9]+', '-', (k or 'item').lower())}/{g._hex(k, 8)}",
+    "uri-reference": lambda g, k: f"/{(k or 'item').lower()}/{g._hex(k, 8)}",
+    "url": lambda g, k: f"https://example.com/{g._hex(k, 8)}",
+    "ipv4": lambda g, k: f"192.0.2.{int(g._hex(k, 2), 16) % 254 + 1}",
+    "ipv6": lambda g, k: f"2001:db8::{g._hex(k, 4)}",
+    "hostname": lambda g, k: f"host-{g._hex(k, 6)}.example.com",
+}

@@ -1,0 +1,151 @@
+"""Syntactic validation (rules): every JSON Schema 2020-12 violation, each with a pointer and a sentence.
+
+The sentences say which argument, what is wrong and what is allowed — never the correct value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from gecko.toolkits.formats import FORMAT_HINTS
+from gecko.toolkits.model import Operation
+
+MAX_ERRORS = 50
+TYPE_NAMES = {
+    "object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+    "number": "a number", "boolean": "a boolean (true/false)", "null": "null",
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One violation: RFC 6901 pointer into the arguments, the failing keyword, a readable message."""
+
+    pointer: str
+    keyword: str
+    message: str
+
+    def public(self) -> dict[str, str]:
+        return {"pointer": self.pointer, "keyword": self.keyword, "message": self.message}
+
+
+def _pointer(parts: Iterable[Any]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _label(parts: list[Any]) -> str:
+    if not parts:
+        return "the arguments"
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"argument '{text}'"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def _types(expected: Any) -> str:
+    names = expected if isinstance(expected, list) else [expected]
+    return " or ".join(TYPE_NAMES.get(n, str(n)) for n in names)
+
+
+def _choices(values: list[Any], limit: int = 20) -> str:
+    shown = ", ".join(repr(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+                      for v in values[:limit])
+    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+def _violations(error: ValidationError, tool: str) -> list[Violation]:
+    path = list(error.absolute_path)
+    label = _label(path)
+    keyword = str(error.validator)
+    value = error.validator_value
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if keyword == "required":
+        missing = [name for name in value if isinstance(error.instance, dict) and name not in error.instance]
+        where = "" if not path else f" in {label}"
+        return [Violation(_pointer([*path, name]), "required", f"Missing required argument '{name}'{where}.")
+                for name in missing]
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(k for k in (error.instance or {}) if k not in schema.get("properties", {}))
+        hint = f" Allowed arguments: {', '.join(allowed)}." if allowed else " No other arguments are accepted."
+        where = f"tool {tool}" if not path else label
+        return [Violation(_pointer([*path, name]), keyword, f"Unknown argument '{name}' is not accepted by {where}.{hint}")
+                for name in extra] or [Violation(_pointer(path), keyword, f"{label} has unexpected properties.")]
+    messages = {
+        "type": lambda: f"{label} must be {_types(value)}, not {TYPE_NAMES.get(_kind(error.instance), _kind(error.instance))}.",
+        "enum": lambda: f"{label} must be one of: {_choices(list(value))}.",
+        "const": lambda: f"{label} must be exactly {value!r}.",
+        "minimum": lambda: f"{label} must be ≥ {value}.",
+        "maximum": lambda: f"{label} must be ≤ {value}.",
+        "exclusiveMinimum": lambda: f"{label} must be > {value}.",
+        "exclusiveMaximum": lambda: f"{label} must be < {value}.",
+        "multipleOf": lambda: f"{label} must be a multiple of {value}.",
+        "minLength": lambda: f"{label} must have at least {value} characters.",
+        "maxLength": lambda: f"{label} must have at most {value} characters.",
+        "pattern": lambda: f"{label} must match the regular expression {value}.",
+        "format": lambda: f"{label} must be {FORMAT_HINTS.get(value, f'in {value} format')}.",
+        "minItems": lambda: f"{label} must have at least {value} items.",
+        "maxItems": lambda: f"{label} must have at most {value} items.",
+        "uniqueItems": lambda: f"{label} must not contain duplicate items.",
+        "minProperties": lambda: f"{label} must have at least {value} properties.",
+        "maxProperties": lambda: f"{label} must have at most {value} properties.",
+        "oneOf": lambda: f"{label} must match exactly one of {len(value)} allowed shapes; it matches "
+                         f"{'none' if not _matches_any(error) else 'more than one'}.{_branch_hint(error)}",
+        "anyOf": lambda: f"{label} must match at least one of {len(value)} allowed shapes.{_branch_hint(error)}",
+        "allOf": lambda: f"{label} must satisfy all of its constraints.",
+        "not": lambda: f"{label} has a value that is not allowed here.",
+        "dependentRequired": lambda: f"{label}: {error.message}.",
+        "contains": lambda: f"{label} must contain at least one matching item.",
+        "propertyNames": lambda: f"{label} has a property name that is not allowed.",
+        "false": lambda: f"{label} is not accepted.",
+    }
+    text = messages.get(keyword, lambda: f"{label}: {error.message}.")()
+    return [Violation(_pointer(path), keyword, text[0].upper() + text[1:])]
+
+
+def _matches_any(error: ValidationError) -> bool:
+    failing = {e.schema_path[0] for e in error.context if e.schema_path}
+    return len(failing) < len(error.validator_value)
+
+
+def _branch_hint(error: ValidationError) -> str:
+    best = min(error.context, key=lambda e: len(list(e.absolute_path)) * -1, default=None)
+    if best is None:
+        return ""
+    return f" Closest problem: {best.message}."
+
+
+def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
+    """All violations of `arguments` against the operation's argument schema (empty list = valid)."""
+    found: list[Violation] = []
+    errors = sorted(operation.args_validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    for error in errors:
+        found.extend(_violations(error, operation.operation_id))
+        if len(found) >= MAX_ERRORS:
+            break
+    return found[:MAX_ERRORS]
+
+
+def violations_detail(violations: list[Violation]) -> str:
+    """One readable paragraph: one sentence per violation."""
+    return " ".join(v.message for v in violations)

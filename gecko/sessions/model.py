@@ -1,0 +1,49 @@
+"""Session records as the stores keep them (dataclasses inside; pydantic models live in gecko.api)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SessionNotFound(LookupError):
+    """No live session with that id (never created, deleted, or expired)."""
+
+
+class SessionBusy(RuntimeError):
+    """Another call held the session longer than the wait limit."""
+
+
+class VersionConflict(RuntimeError):
+    """Compare-and-set failed: the state changed since it was read."""
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass
+class SessionRecord:
+    """A session: config, state document and its version, checklist cache, timestamps."""
+
+    id: str
+    config: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    version: int = 0
+    checklists: dict[str, Any] = field(default_factory=dict)
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    expires: float = 0.0
+
+
+@dataclass
+class Commit:
+    """What one finished call writes, atomically, when it releases the session."""
+
+    history: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    """New state; None leaves state and version unchanged."""
+    checklists: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None

@@ -1,0 +1,145 @@
+"""The session store interface. Backends: memory, SQLite (default), Redis.
+
+A call works on a session between `begin` (take the session's lease and read it) and `finish`
+(compare-and-set the state on the version read, append history, release the lease) or `abort`.
+The lease is what serialises calls of one session across worker processes; the version check is
+what makes a lost update impossible even if a lease expired under a very slow call.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from gecko.sessions.model import Commit, SessionBusy, SessionRecord
+
+LEASE_SECONDS = 120.0
+WAIT_SECONDS = 60.0
+WORKER_LIVE_SECONDS = 15.0
+
+
+class SessionStore(abc.ABC):
+    """Abstract store; one instance per worker process."""
+
+    backend: str = "abstract"
+
+    def __init__(self, ttl: float, history_limit: int = 1000) -> None:
+        self.ttl = ttl
+        self.history_limit = history_limit
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self._local_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def open(self) -> None:
+        """Prepare connections/tables. Default: nothing."""
+
+    async def close(self) -> None:
+        """Release resources. Default: nothing."""
+
+    # -- records ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def create(self, record: SessionRecord) -> None: ...
+
+    @abc.abstractmethod
+    async def get(self, session_id: str) -> SessionRecord | None: ...
+
+    @abc.abstractmethod
+    async def delete(self, session_id: str) -> bool: ...
+
+    @abc.abstractmethod
+    async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def history_tail(self, session_id: str, limit: int) -> list[dict[str, Any]]:
+        """The last `limit` history entries, oldest first."""
+
+    @abc.abstractmethod
+    async def snapshot(self, session_id: str, version: int) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    async def count(self) -> int: ...
+
+    @abc.abstractmethod
+    async def purge_expired(self) -> int: ...
+
+    # -- the lease -------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def _try_begin(self, session_id: str, owner: str) -> SessionRecord | None | bool:
+        """Take the lease and read: the record, False if busy, None if the session does not exist."""
+
+    @abc.abstractmethod
+    async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
+        """Apply `commit` if the version still matches, release the lease; return the new version.
+
+        Raises VersionConflict when the version moved (the lease was lost).
+        """
+
+    @abc.abstractmethod
+    async def abort(self, session_id: str, owner: str) -> None: ...
+
+    # -- workers ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def heartbeat(self) -> None: ...
+
+    @abc.abstractmethod
+    async def live_workers(self) -> int: ...
+
+    # -- shared logic ----------------------------------------------------------------------
+    async def begin(self, session_id: str) -> tuple[SessionRecord | None, str]:
+        """Wait for the session's lease; return (record or None if missing, owner token)."""
+        owner = uuid.uuid4().hex
+        deadline = time.monotonic() + WAIT_SECONDS
+        delay = 0.001
+        while True:
+            got = await self._try_begin(session_id, owner)
+            if got is not False:
+                return got, owner  # type: ignore[return-value]
+            if time.monotonic() > deadline:
+                raise SessionBusy(f"session {session_id} stayed busy for {WAIT_SECONDS:.0f}s")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.025)
+
+    @asynccontextmanager
+    async def local_lock(self, session_id: str) -> AsyncIterator[None]:
+        """In-process lock per session: same-process callers queue here instead of polling the lease.
+
+        Guards nothing by itself (the store lease does); it only avoids busy-waiting.
+        """
+        lock, users = self._local_locks.get(session_id, (asyncio.Lock(), 0))
+        self._local_locks[session_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._local_locks[session_id]
+            if users <= 1:
+                del self._local_locks[session_id]
+            else:
+                self._local_locks[session_id] = (lock, users - 1)
+
+    def expiry(self) -> float:
+        return time.time() + self.ttl
+
+
+def open_store(spec: str, *, sqlite_path: Any, ttl: float, history_limit: int) -> SessionStore:
+    """Build a store from `--store`: `memory`, `sqlite[:PATH]`, `redis://…`."""
+    if spec == "memory":
+        from gecko.sessions.memory import MemoryStore
+
+        return MemoryStore(ttl, history_limit)
+    if spec == "sqlite" or spec.startswith("sqlite:"):
+        from gecko.sessions.sqlite import SqliteStore
+
+        return SqliteStore(sqlite_path, ttl, history_limit)
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        from gecko.sessions.redis import RedisStore
+
+        return RedisStore(spec, ttl, history_limit)
+    raise ValueError(f"unknown store {spec!r}; use memory, sqlite, sqlite:PATH or redis://host:port/db")

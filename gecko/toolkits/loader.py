@@ -1,0 +1,328 @@
+"""Load OpenAPI 3.0/3.1 documents from directories into compiled toolkits (once, at start-up)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from gecko.toolkits.access import operation_access
+from gecko.toolkits.formats import FORMAT_CHECKER
+from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
+from gecko.toolkits.registry import ToolkitRegistry
+from gecko.toolkits.schemas import SchemaPreparer, SchemaRefError, resolve_object
+from gecko.toolkits.validation_cache import ValidationCache
+
+log = logging.getLogger(__name__)
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+DOC_SUFFIXES = (".json", ".yaml", ".yml")
+PARALLEL_VALIDATION_MIN = 24
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ToolkitLoadError(Exception):
+    """A schemas directory or document that cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class _Source:
+    path: Path
+    data: bytes
+    doc: dict[str, Any]
+    key: str
+
+
+def slugify(text: str) -> str:
+    """URL-safe toolkit name from a title (`Pet Store API` → `pet-store-api`)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def list_documents(directory: Path) -> list[Path]:
+    """Toolkit files of one schemas directory, sorted by name."""
+    if not directory.is_dir():
+        raise ToolkitLoadError(f"schemas dir {str(directory)!r} does not exist or is not a directory")
+    return sorted(p for p in directory.iterdir() if p.suffix.lower() in DOC_SUFFIXES and p.is_file())
+
+
+def parse_document(path: Path, data: bytes) -> dict[str, Any]:
+    """Parse JSON or YAML bytes; raise ToolkitLoadError naming the file."""
+    try:
+        if path.suffix.lower() == ".json":
+            doc = json.loads(data)
+        else:
+            doc = yaml.load(data, Loader=_YAML_LOADER)  # noqa: S506 - safe loader
+    except (ValueError, yaml.YAMLError) as exc:
+        raise ToolkitLoadError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise ToolkitLoadError(f"{path}: an OpenAPI document must be a mapping at the top level")
+    version = str(doc.get("openapi", ""))
+    if not re.match(r"^3\.[01]\.\d+", version):
+        raise ToolkitLoadError(
+            f"{path}: unsupported 'openapi' version {version or '(missing)'}; Gecko loads OpenAPI 3.0.x and 3.1.x"
+        )
+    return doc
+
+
+def spec_errors(doc: dict[str, Any]) -> str | None:
+    """Validate with openapi-spec-validator; return a one-line problem or None."""
+    os.environ.setdefault("OPENAPI_SPEC_VALIDATOR_SCHEMA_VALIDATOR_BACKEND", "auto")
+    from openapi_spec_validator import validate
+    from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+    try:
+        validate(doc)
+    except OpenAPIValidationError as exc:
+        where = "/".join(str(p) for p in getattr(exc, "absolute_path", []) or [])
+        message = getattr(exc, "message", str(exc))
+        return f"{message}" + (f" (at {where})" if where else "")
+    except (RecursionError, ValueError, KeyError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _validate_all(sources: list[_Source], cache: ValidationCache) -> dict[Path, str]:
+    pending = [s for s in sources if not cache.known_valid(s.key)]
+    problems: dict[Path, str] = {}
+    if len(pending) >= PARALLEL_VALIDATION_MIN and (os.cpu_count() or 1) > 1:
+        with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 2, 8)) as pool:
+            results = list(pool.map(spec_errors, [s.doc for s in pending], chunksize=16))
+    else:
+        results = [spec_errors(s.doc) for s in pending]
+    for source, problem in zip(pending, results):
+        if problem:
+            problems[source.path] = problem
+        else:
+            cache.remember(source.key)
+    return problems
+
+
+def load_toolkits(
+    dirs: list[Path], *, skip_invalid: bool = False, cache_dir: Path | None = None, validate: bool = True
+) -> ToolkitRegistry:
+    """Load every toolkit of `dirs` (priority order) into a registry.
+
+    Raises:
+        ToolkitLoadError: a missing directory, or an invalid document when `skip_invalid` is false.
+    """
+    cache = ValidationCache(cache_dir)
+    sources: list[_Source] = []
+    failures: list[str] = []
+    for directory in dirs:
+        for path in list_documents(Path(directory)):
+            data = path.read_bytes()
+            try:
+                sources.append(_Source(path, data, parse_document(path, data), cache.key(data)))
+            except ToolkitLoadError as exc:
+                failures.append(str(exc))
+    problems = _validate_all(sources, cache) if validate else {}
+    failures.extend(f"{path}: invalid OpenAPI document: {problem}" for path, problem in problems.items())
+    registry = ToolkitRegistry()
+    for source in sources:
+        if source.path in problems:
+            continue
+        try:
+            registry.add(build_toolkit(source.path, source.doc))
+        except (ToolkitLoadError, SchemaRefError, ValueError) as exc:
+            failures.append(f"{source.path}: {exc}")
+    if failures:
+        if not skip_invalid:
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise ToolkitLoadError(failures[0] + more + "; fix the document or start with --skip-invalid")
+        for failure in failures:
+            log.warning("skipped toolkit: %s", failure)
+    return registry
+
+
+def _media_schema(content: Any) -> tuple[bool, Any]:
+    """(has JSON content, its schema) of a `content` map; JSON media types first."""
+    if not isinstance(content, dict) or not content:
+        return False, None
+    ranked = sorted(content.items(), key=lambda kv: (0 if "json" in kv[0] else 1, kv[0]))
+    media_type, media = ranked[0]
+    if not isinstance(media, dict):
+        return False, None
+    return True, media.get("schema", {})
+
+
+def _response_schema(doc: dict[str, Any], responses: Any) -> Any:
+    if not isinstance(responses, dict):
+        return None
+    codes = sorted(str(c) for c in responses if re.fullmatch(r"2(\d\d|XX)", str(c), re.IGNORECASE))
+    if not codes:
+        return None
+    response = resolve_object(doc, responses.get(codes[0], responses.get(int(codes[0]) if codes[0].isdigit() else "")))
+    has, schema = _media_schema(response.get("content") if isinstance(response, dict) else None)
+    return schema if has else None
+
+
+def _operation_id(method: str, path: str) -> str:
+    return f"{method}_" + (re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_") or "root")
+
+
+def _path_regex(path: str) -> tuple[re.Pattern[str], list[str]]:
+    names: list[str] = []
+    pattern = ""
+    for index, part in enumerate(re.split(r"(\{[^}/]+\})", path)):
+        if index % 2:
+            names.append(part[1:-1])
+            pattern += f"(?P<p{len(names) - 1}>[^/]+)"
+        else:
+            pattern += re.escape(part)
+    return re.compile(f"^{pattern}/?$"), names
+
+
+def _is_plain_object(schema: Any) -> bool:
+    return (
+        isinstance(schema, dict)
+        and (schema.get("type") == "object" or ("properties" in schema and "type" not in schema))
+        and not any(k in schema for k in ("allOf", "anyOf", "oneOf", "if", "not", "$ref"))
+    )
+
+
+def _args_schema(
+    params: list[Parameter], body: Any, body_required: bool, preparer: SchemaPreparer
+) -> tuple[dict[str, Any], BodyMode]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for param in params:
+        properties[param.name] = param.schema
+        if param.required:
+            required.append(param.name)
+    if body is None:
+        schema = {"type": "object", "properties": properties, "additionalProperties": False}
+        if required:
+            schema["required"] = required
+        return schema, "none"
+    prepared = preparer.prepare(body)
+    defs = prepared.pop("$defs", None) if isinstance(prepared, dict) else None
+    target = prepared
+    if isinstance(prepared, dict) and "$ref" in prepared and defs and len(prepared) == 1:
+        key = prepared["$ref"].removeprefix("#/$defs/").replace("~1", "/").replace("~0", "~")
+        target = defs.get(key, prepared)
+    body_props = target.get("properties", {}) if isinstance(target, dict) else {}
+    if _is_plain_object(target) and not set(body_props) & set(properties):
+        merged = {k: v for k, v in target.items() if k not in ("properties", "required")}
+        merged["type"] = "object"
+        merged["properties"] = {**properties, **body_props}
+        body_req = list(target.get("required", [])) if body_required else []
+        if required or body_req:
+            merged["required"] = required + [r for r in body_req if r not in required]
+        if defs:
+            merged["$defs"] = defs
+        return merged, "merged"
+    properties[BODY_KEY] = prepared
+    if body_required:
+        required.append(BODY_KEY)
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    if defs:
+        schema["$defs"] = defs
+    return schema, "nested"
+
+
+def _hoist_defs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Parameters' prepared schemas may carry `$defs`; lift them to the args schema root."""
+    defs: dict[str, Any] = dict(schema.get("$defs", {}))
+    for name, sub in list(schema.get("properties", {}).items()):
+        if isinstance(sub, dict) and "$defs" in sub and name != BODY_KEY:
+            defs.update(sub["$defs"])
+            schema["properties"][name] = {k: v for k, v in sub.items() if k != "$defs"}
+    body = schema.get("properties", {}).get(BODY_KEY)
+    if isinstance(body, dict) and "$defs" in body:
+        defs.update(body["$defs"])
+        schema["properties"][BODY_KEY] = {k: v for k, v in body.items() if k != "$defs"}
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _compile(schema: Any) -> Draft202012Validator:
+    return Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+
+
+def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
+    """Compile one parsed document into a Toolkit."""
+    openapi_30 = str(doc.get("openapi", "")).startswith("3.0")
+    preparer = SchemaPreparer(doc, openapi_30)
+    info = doc.get("info") or {}
+    name = path.stem
+    operations: dict[str, Operation] = {}
+    for route, item in (doc.get("paths") or {}).items():
+        item = resolve_object(doc, item)
+        if not isinstance(item, dict):
+            continue
+        shared = [resolve_object(doc, p) for p in item.get("parameters", [])]
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            op_id = str(op.get("operationId") or _operation_id(method, route))
+            if op_id in operations:
+                raise ToolkitLoadError(f"duplicate operationId {op_id!r}")
+            declared = {(p.get("name"), p.get("in")): p for p in shared if isinstance(p, dict)}
+            for raw in op.get("parameters", []):
+                p = resolve_object(doc, raw)
+                if isinstance(p, dict):
+                    declared[(p.get("name"), p.get("in"))] = p
+            params = []
+            for (p_name, p_in), p in declared.items():
+                if p_in not in ("path", "query", "header", "cookie") or not p_name:
+                    continue
+                schema = p.get("schema")
+                if schema is None:
+                    schema = _media_schema(p.get("content"))[1] or {}
+                params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"), preparer.prepare(schema)))
+            body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
+            has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
+            args_schema, mode = _args_schema(
+                params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
+            )
+            args_schema = _hoist_defs(args_schema)
+            raw_response = _response_schema(doc, op.get("responses"))
+            response_schema = preparer.prepare(raw_response) if raw_response is not None else None
+            if response_schema is True or response_schema == {}:
+                response_schema = {}
+            original = str(op.get("x-gecko-original-name") or op_id)
+            regex, _ = _path_regex(route)
+            operations[op_id] = Operation(
+                toolkit=name,
+                operation_id=op_id,
+                method=method,
+                path=route,
+                access=operation_access(op, method, original),
+                summary=str(op.get("summary") or ""),
+                description=str(op.get("description") or op.get("summary") or ""),
+                original_name=original,
+                parameters=tuple(params),
+                body_mode=mode,
+                body_required=bool(body_obj and body_obj.get("required")),
+                args_schema=args_schema,
+                response_schema=response_schema,
+                args_validator=_compile(args_schema),
+                response_validator=_compile(response_schema) if response_schema is not None else None,
+                path_regex=regex,
+                extensions={k: v for k, v in op.items() if k.startswith("x-")},
+            )
+    default_state = info.get("x-gecko-default-state", doc.get("x-gecko-default-state"))
+    title = str(info.get("title") or name)
+    return Toolkit(
+        name=name,
+        title=title,
+        version=str(info.get("version") or ""),
+        description=str(info.get("description") or ""),
+        source=str(path),
+        openapi_version=str(doc.get("openapi")),
+        operations=operations,
+        default_state=default_state if isinstance(default_state, dict) else None,
+        aliases=(slugify(title),) if slugify(title) and slugify(title) != name else (),
+    )

@@ -1,0 +1,84 @@
+"""In-memory form of a toolkit: operations with their argument and response schemas precompiled."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jsonschema.protocols import Validator
+
+Access = Literal["read", "write"]
+ParamLocation = Literal["path", "query", "header", "cookie"]
+BodyMode = Literal["none", "merged", "nested"]
+BODY_KEY = "body"
+"""Argument name of a request body that is not a JSON object (or clashes with a parameter name)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One OpenAPI parameter (path, query, header or cookie)."""
+
+    name: str
+    location: ParamLocation
+    required: bool
+    schema: dict[str, Any]
+
+
+@dataclass
+class Operation:
+    """One tool: an OpenAPI operation with its compiled validators.
+
+    The agent's *arguments* are one JSON object: parameters by name, plus the request body's
+    properties when the body is an object (`body_mode == "merged"`), else the body under `body`.
+    """
+
+    toolkit: str
+    operation_id: str
+    method: str
+    path: str
+    access: Access
+    summary: str
+    description: str
+    original_name: str
+    parameters: tuple[Parameter, ...]
+    body_mode: BodyMode
+    body_required: bool
+    args_schema: dict[str, Any]
+    response_schema: dict[str, Any] | None
+    args_validator: Validator = field(repr=False)
+    response_validator: Validator | None = field(repr=False)
+    path_regex: re.Pattern[str] = field(repr=False)
+    extensions: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def tool_name(self) -> str:
+        """Fully qualified name, `toolkit/operationId`."""
+        return f"{self.toolkit}/{self.operation_id}"
+
+    def public(self) -> dict[str, Any]:
+        """Summary for `GET /toolkits`."""
+        return {
+            "name": self.operation_id,
+            "original_name": self.original_name,
+            "method": self.method.upper(),
+            "path": self.path,
+            "access": self.access,
+            "summary": self.summary,
+            "has_response_schema": self.response_schema is not None,
+        }
+
+
+@dataclass
+class Toolkit:
+    """One OpenAPI document."""
+
+    name: str
+    title: str
+    version: str
+    description: str
+    source: str
+    openapi_version: str
+    operations: dict[str, Operation]
+    default_state: dict[str, Any] | None = None
+    aliases: tuple[str, ...] = ()

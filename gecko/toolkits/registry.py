@@ -1,0 +1,102 @@
+"""Strict lookup of tools: by `toolkit/operationId`, or by a document's own method and path."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass, field
+
+from gecko.toolkits.model import Operation, Toolkit
+
+log = logging.getLogger(__name__)
+
+
+class ToolNotFound(LookupError):
+    """No such tool; carries the closest names for the 404 message."""
+
+    def __init__(self, message: str, suggestions: list[str]) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
+
+
+class MethodNotAllowed(LookupError):
+    """The path exists with other methods."""
+
+    def __init__(self, message: str, allowed: list[str]) -> None:
+        super().__init__(message)
+        self.allowed = allowed
+
+
+@dataclass
+class PathMatch:
+    operation: Operation
+    path_params: dict[str, str]
+
+
+@dataclass
+class ToolkitRegistry:
+    """Toolkits in priority order; the first toolkit of a name wins, later ones are shadowed."""
+
+    toolkits: dict[str, Toolkit] = field(default_factory=dict)
+    _aliases: dict[str, str] = field(default_factory=dict)
+
+    def add(self, toolkit: Toolkit) -> None:
+        if toolkit.name in self.toolkits:
+            log.warning("toolkit %s from %s is shadowed by %s", toolkit.name, toolkit.source,
+                        self.toolkits[toolkit.name].source)
+            return
+        self.toolkits[toolkit.name] = toolkit
+        for alias in toolkit.aliases:
+            if alias not in self.toolkits:
+                self._aliases.setdefault(alias, toolkit.name)
+
+    @property
+    def tool_count(self) -> int:
+        return sum(len(t.operations) for t in self.toolkits.values())
+
+    def toolkit(self, name: str) -> Toolkit | None:
+        """Toolkit by file stem or title slug."""
+        found = self.toolkits.get(name)
+        if found is None and name in self._aliases:
+            found = self.toolkits.get(self._aliases[name])
+        return found
+
+    def get(self, toolkit_name: str, operation_id: str) -> Operation:
+        """The operation, or ToolNotFound with the nearest names."""
+        toolkit = self.toolkit(toolkit_name)
+        if toolkit is None:
+            near = difflib.get_close_matches(toolkit_name, list(self.toolkits), n=5, cutoff=0.5)
+            raise ToolNotFound(f"unknown toolkit {toolkit_name!r}", near)
+        op = toolkit.operations.get(operation_id)
+        if op is None:
+            near = difflib.get_close_matches(operation_id, list(toolkit.operations), n=5, cutoff=0.5)
+            raise ToolNotFound(f"toolkit {toolkit.name!r} has no tool {operation_id!r}", near)
+        return op
+
+    def match_path(self, method: str, path: str) -> PathMatch | None:
+        """Match `/{toolkit}{doc path}` first, then a bare document path in priority order.
+
+        Raises MethodNotAllowed when a path matches only with other methods; returns None when nothing matches.
+        """
+        allowed: list[str] = []
+        head, _, rest = path.lstrip("/").partition("/")
+        prefixed = self.toolkit(head)
+        candidates = [(prefixed, "/" + rest)] if prefixed is not None else []
+        candidates += [(t, path) for t in self.toolkits.values()]
+        for toolkit, sub_path in candidates:
+            for op in toolkit.operations.values():
+                match = op.path_regex.match(sub_path)
+                if match is None:
+                    continue
+                if op.method != method.lower():
+                    allowed.append(op.method.upper())
+                    continue
+                names = re.findall(r"\{([^}/]+)\}", op.path)
+                values = list(match.groupdict().values())
+                return PathMatch(op, dict(zip(names, values)))
+            if allowed:
+                break
+        if allowed:
+            raise MethodNotAllowed(f"{method.upper()} is not allowed on {path}", sorted(set(allowed)))
+        return None

@@ -1,0 +1,151 @@
+"""Turn OpenAPI schema objects into self-contained JSON Schema 2020-12.
+
+Two jobs, done once per toolkit at load time:
+- normalise OpenAPI 3.0 dialect (`nullable`, boolean `exclusiveMinimum/Maximum`) to 3.1 / 2020-12;
+- rewrite local `$ref`s (`#/components/schemas/Pet`) to `#/$defs/<escaped pointer>` and attach every
+  reachable target under the operation schema's `$defs`, so each schema compiles on its own and
+  recursive schemas stay finite. Targets are processed once and shared between operations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SUBSCHEMA_SINGLE = (
+    "additionalProperties", "items", "not", "if", "then", "else", "contains",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
+)
+
+
+class SchemaRefError(ValueError):
+    """A `$ref` that cannot be resolved inside the document."""
+
+
+def pointer_get(doc: Any, pointer: str) -> Any:
+    """Resolve a local JSON pointer (`#/a/b`) in `doc`."""
+    if not pointer.startswith("#"):
+        raise SchemaRefError(f"external $ref {pointer!r} is not supported; bundle the document into one file")
+    node = doc
+    for raw in pointer[1:].split("/")[1:] if pointer != "#" else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise SchemaRefError(f"$ref {pointer!r} does not resolve")
+    return node
+
+
+def resolve_object(doc: dict[str, Any], obj: Any, limit: int = 32) -> Any:
+    """Follow `$ref` chains of non-schema objects (parameters, request bodies, responses)."""
+    seen = 0
+    while isinstance(obj, dict) and "$ref" in obj:
+        obj = pointer_get(doc, obj["$ref"])
+        seen += 1
+        if seen > limit:
+            raise SchemaRefError("$ref chain too long or cyclic")
+    return obj
+
+
+def _def_key(pointer: str) -> str:
+    return pointer[2:] if pointer.startswith("#/") else pointer
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class SchemaPreparer:
+    """Prepares the schemas of one document; caches processed `$ref` targets."""
+
+    def __init__(self, doc: dict[str, Any], openapi_30: bool) -> None:
+        self._doc = doc
+        self._openapi_30 = openapi_30
+        self._targets: dict[str, Any] = {}
+        self._deps: dict[str, set[str]] = {}
+
+    def prepare(self, schema: Any) -> dict[str, Any] | bool:
+        """Return a self-contained copy of `schema` with all reachable `$ref` targets under `$defs`."""
+        refs: set[str] = set()
+        out = self._convert(schema, refs)
+        if not refs:
+            return out
+        closure = self._closure(refs)
+        defs = {key: self._targets[key] for key in sorted(closure)}
+        if isinstance(out, bool):
+            out = {} if out else {"not": {}}
+        if isinstance(out.get("$defs"), dict):
+            defs = {**out["$defs"], **defs}
+        return {**out, "$defs": defs}
+
+    def _closure(self, refs: set[str]) -> set[str]:
+        todo, done = list(refs), set()
+        while todo:
+            key = todo.pop()
+            if key in done:
+                continue
+            done.add(key)
+            todo.extend(self._deps.get(key, ()))
+        return done
+
+    def _target(self, pointer: str) -> str:
+        key = _def_key(pointer)
+        if key not in self._targets:
+            self._targets[key] = True  # placeholder breaks recursion
+            deps: set[str] = set()
+            self._targets[key] = self._convert(pointer_get(self._doc, pointer), deps)
+            self._deps[key] = deps
+        return key
+
+    def _convert(self, schema: Any, refs: set[str]) -> Any:
+        if isinstance(schema, bool) or not isinstance(schema, dict):
+            return schema
+        out: dict[str, Any] = {}
+        for name, value in schema.items():
+            if name == "$ref" and isinstance(value, str):
+                if value.startswith("#/$defs/"):
+                    out[name] = value
+                    continue
+                key = self._target(value)
+                refs.add(key)
+                out[name] = "#/$defs/" + _escape(key)
+            elif name in SUBSCHEMA_MAPS and isinstance(value, dict):
+                out[name] = {k: self._convert(v, refs) for k, v in value.items()}
+            elif name in SUBSCHEMA_LISTS and isinstance(value, list):
+                out[name] = [self._convert(v, refs) for v in value]
+            elif name in SUBSCHEMA_SINGLE:
+                if isinstance(value, list) and name == "items":
+                    out["prefixItems"] = [self._convert(v, refs) for v in value]
+                else:
+                    out[name] = self._convert(value, refs)
+            else:
+                out[name] = value
+        if self._openapi_30:
+            _normalise_30(out)
+        return out
+
+
+def _normalise_30(schema: dict[str, Any]) -> None:
+    """In place: OpenAPI 3.0 schema keywords → JSON Schema 2020-12."""
+    for bound, limit in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = schema.get(bound)
+        if isinstance(flag, bool):
+            if flag and limit in schema:
+                schema[bound] = schema.pop(limit)
+            else:
+                del schema[bound]
+    if schema.pop("nullable", False) is True:
+        kind = schema.get("type")
+        if isinstance(kind, str):
+            schema["type"] = [kind, "null"]
+            if "enum" in schema and None not in schema["enum"]:
+                schema["enum"] = [*schema["enum"], None]
+        elif isinstance(kind, list):
+            if "null" not in kind:
+                schema["type"] = [*kind, "null"]
+        else:
+            inner = {k: schema.pop(k) for k in list(schema) if k not in ("description", "title", "default")}
+            schema["anyOf"] = [inner, {"type": "null"}]
