@@ -37,10 +37,10 @@ class SessionStore(abc.ABC):
         self._local_locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
-    async def open(self) -> None:
+    async def open(self) -> None:  # noqa: B027 - optional hook
         """Prepare connections/tables. Default: nothing."""
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources. Default: nothing."""
 
     # -- records ---------------------------------------------------------------------------

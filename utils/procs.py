@@ -1,0 +1,83 @@
+"""Start and stop local servers as child processes (Gecko, the LLM stub) for demos, tests and benches."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from utils.paths import REPO_ROOT
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(url: str, timeout: float = 60.0, expect_workers: int | None = None,
+                 proc: subprocess.Popen | None = None) -> dict:
+    """Poll `GET {url}/health` until it answers (and reports `expect_workers` live workers)."""
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with code {proc.returncode} before becoming healthy")
+        try:
+            body = httpx.get(f"{url}/health", timeout=2.0).json()
+            if expect_workers is None or body.get("workers", {}).get("live", 0) >= expect_workers:
+                return body
+            last = f"{body.get('workers')}"
+        except (httpx.HTTPError, ValueError) as exc:
+            last = str(exc)
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} not healthy after {timeout:.0f}s: {last}")
+
+
+def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
+    """SIGINT the process group, then SIGKILL if it lingers."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=timeout)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=5)
+
+
+@contextmanager
+def gecko_server(
+    schemas_dirs: list[Path], *, workers: int = 2, state_dir: Path, extra: list[str] | None = None,
+    env: dict[str, str] | None = None, log_path: Path | None = None, timeout: float = 90.0,
+) -> Iterator[str]:
+    """Run `run_gecko_server.py` on a free loopback port; yield its base URL."""
+    port = free_port()
+    cmd = [sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--port", str(port), "--workers", str(workers),
+           "--state-dir", str(state_dir), "--log-level", "warning"]
+    for directory in schemas_dirs:
+        cmd += ["--schemas-dir", str(directory)]
+    cmd += extra or []
+    log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            env={**os.environ, **(env or {})}, cwd=REPO_ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc)
+        yield url
+    finally:
+        stop(proc)
+        if log_path:
+            log.close()
