@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gecko.api.deps import GeckoContext
 from gecko.api.problems import ProblemError, problem_response
-from gecko.api.routes import compat, health, sessions, tools, toolkits
+from gecko.api.routes import compat, health, sessions, toolkits, tools
 from gecko.api.security import ApiKeyMiddleware
 from gecko.pipeline.engines import build_engines
 from gecko.pipeline.runner import CallRunner

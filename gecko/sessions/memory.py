@@ -86,6 +86,7 @@ class MemoryStore(SessionStore):
         if record is None:
             raise VersionConflict(f"session {session_id} disappeared during the call")
         if record.version != expected_version:
+            await self.abort(session_id, owner)
             raise VersionConflict(f"session {session_id} moved from version {expected_version} to {record.version}")
         if commit.state is not None:
             record.state = copy.deepcopy(commit.state)

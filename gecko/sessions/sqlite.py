@@ -133,8 +133,9 @@ class SqliteStore(SessionStore):
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         rows = await self._run(
             lambda: self._conn().execute(
-                "SELECT entry FROM history WHERE session_id=? ORDER BY id LIMIT ? OFFSET ?",
-                (session_id, limit, offset),
+                "SELECT entry FROM (SELECT id, entry FROM history WHERE session_id=? ORDER BY id DESC LIMIT ?) "
+                "ORDER BY id LIMIT ? OFFSET ?",
+                (session_id, self.history_limit or -1, limit, offset),
             ).fetchall()
         )
         return [json.loads(r[0]) for r in rows]

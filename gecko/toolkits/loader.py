@@ -84,7 +84,7 @@ def spec_errors(doc: dict[str, Any]) -> str | None:
         where = "/".join(str(p) for p in getattr(exc, "absolute_path", []) or [])
         message = getattr(exc, "message", str(exc))
         return f"{message}" + (f" (at {where})" if where else "")
-    except (RecursionError, ValueError, KeyError, TypeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - the validator raises assorted types (e.g. Unresolvable $ref)
         return f"{type(exc).__name__}: {exc}"
     return None
 

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+GOOD_NOTE = {"title": "t", "body": "b"}
+
+
+def test_health_reports_roles_store_and_counts(client):
+    h = client.get("/health").json()
+    assert h["status"] == "ok" and h["store"] == "memory" and h["toolkits"] == 2 and h["tools"] == 5
+    assert h["roles"]["responder"] == {"model": "rules", "engine": "rules"}
+    assert h["roles"]["validator"]["engine"] == "none" and h["offline"] is True
+    assert h["workers"]["live"] == 1
+
+
+def test_toolkits_listing(client):
+    body = client.get("/toolkits").json()
+    assert body["total"] == 2
+    notes = next(t for t in body["toolkits"] if t["name"] == "notes")
+    assert {t["name"]: t["access"] for t in notes["tools"]} == {
+        "create_note": "write", "get_note": "read", "list_notes": "read"}
+    detail = client.get("/toolkits/notes").json()
+    assert detail["tools"][0]["arguments_schema"]["type"] == "object"
+    assert client.get("/toolkits/nope").status_code == 404
+
+
+def test_session_lifecycle_history_fork_delete(client):
+    created = client.post("/sessions", json={"state": {"a": 1}, "config": {"labels": {"run": "x"}}})
+    assert created.status_code == 201
+    sid = created.json()["session_id"]
+    h = {"X-Session-ID": sid}
+    client.post("/notes/create_note", json=GOOD_NOTE, headers=h)
+    client.post("/notes/create_note", json={}, headers=h)
+    record = client.get(f"/sessions/{sid}").json()
+    assert record["version"] == 1 and record["config"] == {"labels": {"run": "x"}}
+    calls = client.get(f"/sessions/{sid}/history").json()["calls"]
+    assert [c["status"] for c in calls] == [200, 422]
+    assert calls[0]["validation"]["syntactic"] == "valid" and calls[0]["validation"]["semantic"] == "skipped"
+    assert calls[0]["engines"]["responder"] == "rules" and "total" in calls[0]["timings_ms"]
+    assert calls[1]["errors"][0]["pointer"] == "/title"
+    assert client.get(f"/sessions/{sid}/state", params={"version": 0}).json()["state"] == {"a": 1}
+    fork = client.post(f"/sessions/{sid}/fork").json()
+    assert fork["state"] == record["state"] and fork["config"]["forked_from"] == sid
+    client.post("/notes/create_note", json={"title": "other", "body": "b"}, headers={"X-Session-ID": fork["session_id"]})
+    assert len(client.get(f"/sessions/{sid}").json()["state"]["effects"]) == 1
+    assert client.delete(f"/sessions/{sid}").status_code == 204
+    assert client.get(f"/sessions/{sid}").status_code == 404
+    assert client.delete(f"/sessions/{sid}").status_code == 404
+
+
+def test_compat_state_endpoints(client, session):
+    assert client.post("/set-session-state", json={"state": {"k": [1]}}, headers=session).json()["version"] == 1
+    assert client.get("/get-session-state", headers=session).json() == {"state": {"k": [1]}, "version": 1}
+    r = client.post("/init-session-state", json={"state": {"notes": {"extra": 1}}, "involved_classes": ["notes"]},
+                    headers=session).json()
+    assert r["state"]["notes"] == {"notebooks": ["inbox"], "extra": 1} and r["state"]["k"] == [1]
+    bad = client.post("/init-session-state", json={"involved_classes": ["nope"]}, headers=session)
+    assert bad.status_code == 422
+    assert client.post("/set-session-state", json={"state": 3}, headers=session).status_code == 422
+    assert client.post("/set-session-state", json={"state": {}}).status_code == 400
+
+
+def test_update_state_from_real(client, session):
+    r = client.post("/update-state-from-real", headers=session, json={"tool_calls": [
+        {"name": "get_note", "arguments": {"note_id": "N1"}, "result": {"title": "x"}, "toolkit": "notes"},
+        {"name": "create_note", "arguments": GOOD_NOTE, "result": {"note_id": "N2"}},
+    ]}).json()
+    state = r["updated_state"]
+    assert state["observed"][0]["tool"] == "notes/get_note" and state["observed"][0]["result"] == {"title": "x"}
+    assert state["effects"][0]["source"] == "real" and state["effects"][0]["result"] == {"note_id": "N2"}
+    single = client.post("/update-state-from-real", headers=session,
+                         json={"tool_call": {"name": "get_note", "arguments": {}, "result": 1}})
+    assert single.status_code == 200
+    assert client.post("/update-state-from-real", headers=session, json={"tool_calls": []}).status_code == 422
+    assert client.post("/update-state-from-real", headers=session,
+                       json={"tool_calls": [{"name": "x", "toolkit": "nope"}]}).status_code == 422
+
+
+def test_checklist_and_rules_judge(client, session):
+    sid = session["X-Session-ID"]
+    items = client.post(f"/sessions/{sid}/checklist", json={"task": "Save a note"}).json()
+    assert items["engine"] == "rules" and len(items["items"]) == 1
+    assert client.post(f"/sessions/{sid}/judge", json={}).json()["success"] is False  # nothing done yet
+    client.post("/notes/create_note", json=GOOD_NOTE, headers=session)
+    verdict = client.post(f"/sessions/{sid}/judge", json={"agent_response": "saved"}).json()
+    assert verdict["success"] is True and verdict["remaining"] == []
+    client.post("/notes/create_note", json={}, headers=session)
+    verdict = client.post(f"/sessions/{sid}/judge", json={}).json()
+    assert verdict["success"] is False and verdict["items"][0]["status"] == "failed"
+    assert "rejected" in verdict["items"][0]["reasoning"]
+    other = client.get("/session-id").json()["session_id"]
+    assert client.post(f"/sessions/{other}/judge", json={}).status_code == 422

@@ -1,0 +1,89 @@
+"""Shared fixtures: test toolkits, app clients, a real redis-server, a real multi-worker Gecko."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from utils.procs import free_port, gecko_server
+from utils.settings import Settings
+
+TESTS_DIR = Path(__file__).resolve().parent
+TOOLKITS_DIR = TESTS_DIR / "data" / "openapi"
+INVALID_DIR = TESTS_DIR / "data" / "invalid"
+
+
+@pytest.fixture
+def toolkits_dir() -> Path:
+    return TOOLKITS_DIR
+
+
+@pytest.fixture
+def make_client(tmp_path: Path):
+    """Build a TestClient on the test toolkits (memory store unless told otherwise)."""
+    clients: list[TestClient] = []
+
+    def _make(**overrides) -> TestClient:
+        from gecko.app import create_app
+
+        values = {"schemas_dirs": [TOOLKITS_DIR], "workers": 1, "store": "memory", "state_dir": tmp_path}
+        values.update(overrides)
+        client = TestClient(create_app(Settings(**values)))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield _make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client) -> TestClient:
+    return make_client()
+
+
+@pytest.fixture
+def session(client: TestClient) -> dict[str, str]:
+    """Headers of a fresh session."""
+    return {"X-Session-ID": client.get("/session-id").json()["session_id"]}
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A throwaway redis-server on a free loopback port."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (CI installs the Debian package redis-server)")
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            redis.Redis(port=port).ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live_gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Gecko: uvicorn with 2 workers, SQLite store, on a free 127.0.0.1 port."""
+    state = tmp_path_factory.mktemp("gecko-state")
+    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=state, log_path=state / "server.log") as url:
+        yield url

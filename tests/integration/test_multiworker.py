@@ -1,0 +1,86 @@
+"""Real uvicorn with 2 workers on 127.0.0.1, driven over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from tests.conftest import TOOLKITS_DIR
+from utils.procs import gecko_server
+
+pytestmark = pytest.mark.integration
+NOTE = {"title": "t", "body": "b"}
+
+
+def test_health_reports_two_live_workers(live_gecko):
+    health = httpx.get(f"{live_gecko}/health").json()
+    assert health["workers"] == {"configured": 2, "live": 2} and health["store"] == "sqlite"
+
+
+def test_sessions_work_across_workers_on_fresh_connections(live_gecko):
+    pids: set[int] = set()
+    sessions: list[str] = []
+    for i in range(200):
+        with httpx.Client(base_url=live_gecko, headers={"Connection": "close"}, timeout=10) as fresh:
+            if i % 4 == 0:
+                r = fresh.get("/session-id")
+                assert r.status_code == 200
+                sessions.append(r.json()["session_id"])
+            elif i % 4 == 1:
+                r = fresh.get("/health")
+                assert r.status_code == 200
+                pids.add(r.json()["pid"])
+            elif i % 4 == 2:
+                r = fresh.post("/notes/create_note", json={**NOTE, "title": f"n{i}"},
+                               headers={"X-Session-ID": sessions[-1]})
+                assert r.status_code == 200, r.text
+            else:
+                r = fresh.get("/get-session-state", headers={"X-Session-ID": sessions[-1]})
+                assert r.status_code == 200 and len(r.json()["state"]["effects"]) == 1
+    assert len(pids) == 2, "both workers should have answered"
+
+
+async def _concurrent_writes(url: str, session: str, n: int) -> list[int]:
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
+        responses = await asyncio.gather(*(
+            client.post("/notes/create_note", json={**NOTE, "title": f"w{i}"}, headers={"X-Session-ID": session})
+            for i in range(n)))
+    return [r.status_code for r in responses]
+
+
+def test_64_concurrent_writers_lose_no_update(live_gecko):
+    sid = httpx.get(f"{live_gecko}/session-id").json()["session_id"]
+    statuses = asyncio.run(_concurrent_writes(live_gecko, sid, 64))
+    assert statuses == [200] * 64
+    state = httpx.get(f"{live_gecko}/get-session-state", headers={"X-Session-ID": sid}).json()
+    assert state["version"] == 64
+    assert sorted(e["arguments"]["title"] for e in state["state"]["effects"]) == sorted(f"w{i}" for i in range(64))
+    assert len(httpx.get(f"{live_gecko}/sessions/{sid}/history", params={"limit": 1000}).json()["calls"]) == 64
+
+
+def test_redis_store_with_two_workers(redis_url, tmp_path):
+    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=tmp_path, extra=["--store", redis_url]) as url:
+        assert httpx.get(f"{url}/health").json()["store"] == "redis"
+        sid = httpx.get(f"{url}/session-id").json()["session_id"]
+        statuses = asyncio.run(_concurrent_writes(url, sid, 32))
+        assert statuses == [200] * 32
+        state = httpx.get(f"{url}/get-session-state", headers={"X-Session-ID": sid}).json()
+        assert state["version"] == 32 and len(state["state"]["effects"]) == 32
+
+
+def test_startup_fails_clearly_on_invalid_toolkit(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import INVALID_DIR
+    from utils.paths import REPO_ROOT
+
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--schemas-dir", str(INVALID_DIR),
+                           "--state-dir", str(tmp_path), "--port", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "broken.json" in proc.stderr
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--schemas-dir",
+                           str(tmp_path / "nope"), "--port", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
