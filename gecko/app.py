@@ -51,8 +51,10 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
                        history_limit=settings.history_limit)
     needs_history = any(getattr(e, "needs_recent_calls", False)
                         for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
-    ctx = GeckoContext(settings, registry, store, engines, CallRunner(store, engines, needs_history),
-                       time.time(), _version())
+    uses_llm = any(getattr(e, "engine", "rules") not in ("rules", "none")
+                   for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
+    runner = CallRunner(store, engines, needs_recent_calls=needs_history, exclusive=uses_llm)
+    ctx = GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -35,7 +35,7 @@ _EMPTY = inspect.Parameter.empty
 class _NoFieldTitles(GenerateJsonSchema):
     """pydantic's generator without the `title` it derives from every field name."""
 
-    def field_title_should_be_set(self, schema: Any) -> bool:  # noqa: ARG002 - pydantic hook
+    def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
 
@@ -147,30 +147,35 @@ def callable_tools(
     shared = {names[n]: rewrite_refs(s, rename) for n, s in defs.get("$defs", {}).items()}
     tools = []
     for i, fn in enumerate(functions):
-        properties: dict[str, Any] = {}
-        required: list[str] = []
-        for p in fn.params:
-            prop = dict(rewrite_refs(schemas[((i, p.name), "validation")], rename))
-            if p.description:
-                prop["description"] = p.description
-            has_default, default = _jsonable_default(p.default)
-            if has_default:
-                prop["default"] = default
-            elif p.default is _EMPTY:
-                required.append(p.name)
-            properties[p.name] = prop
-        parameters: dict[str, Any] = {"type": "object", "properties": properties}
-        if required:
-            parameters["required"] = required
-        if fn.extra_keys:
-            parameters["additionalProperties"] = True
         result = schemas.get(((i, ""), "serialization"))
         tools.append(ToolSpec(
             name=fn.name,
             description=fn.description,
-            parameters=parameters,
+            parameters=_parameters(fn, {p.name: rewrite_refs(schemas[((i, p.name), "validation")], rename) for p in fn.params}),
             response=rewrite_refs(result, rename) if result is not None else None,
             response_description=fn.returns_description,
             access=access.get(fn.name),
         ))
     return tools, shared
+
+
+def _parameters(fn: _Function, types: dict[str, Any]) -> dict[str, Any]:
+    """The arguments' object schema: each parameter's type schema plus its description and default."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for p in fn.params:
+        prop = dict(types[p.name])
+        if p.description:
+            prop["description"] = p.description
+        has_default, default = _jsonable_default(p.default)
+        if has_default:
+            prop["default"] = default
+        elif p.default is _EMPTY:
+            required.append(p.name)
+        properties[p.name] = prop
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required
+    if fn.extra_keys:
+        parameters["additionalProperties"] = True
+    return parameters

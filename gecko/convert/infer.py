@@ -23,7 +23,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from gecko.convert.model import ToolkitSpec, ToolSpec
+from gecko.convert.model import ConversionError, ToolkitSpec, ToolSpec
 from gecko.convert.schema import COMPONENTS_PREFIX, iter_refs, walk_schemas
 from utils.jsonutil import content_hash
 
@@ -56,13 +56,13 @@ class Prompt:
 
     def render(self, tool: ToolSpec, definitions: dict[str, Any]) -> str:
         """The prompt text for one tool; `definitions` are the shared schemas its arguments reference."""
-        params: dict[str, Any] = dict(tool.parameters)
+        parameters = json.dumps(tool.parameters, indent=1, ensure_ascii=False)
         if definitions:
-            params = {**params, "x-definitions (referenced as #/components/schemas/<name>)": definitions}
+            parameters += "\n\nDefinitions referenced there as #/components/schemas/<name>:\n" + json.dumps(
+                definitions, indent=1, ensure_ascii=False
+            )
         return Template(self.template).safe_substitute(
-            tool_name=tool.name,
-            description=tool.description or "(none)",
-            parameters=json.dumps(params, indent=1, ensure_ascii=False),
+            tool_name=tool.name, description=tool.description or "(none)", parameters=parameters
         )
 
 
@@ -122,7 +122,7 @@ class ResponseInferrer:
     cache_dir: Path | None = None
     prompt: Prompt = field(default_factory=Prompt.load)
     strict: bool = False
-    """Raise instead of falling back to the generic schema when inference fails."""
+    """Raise ConversionError instead of falling back to the generic schema when inference fails."""
     failures: list[str] = field(default_factory=list)
 
     def apply(self, spec: ToolkitSpec) -> ToolkitSpec:
@@ -151,7 +151,7 @@ class ResponseInferrer:
                 answer = self.infer(text, ANSWER_SCHEMA)
             except Exception as exc:  # the client is pluggable; any failure means "no schema", logged
                 if self.strict:
-                    raise
+                    raise ConversionError(f"response schema of {tool.name}: inference failed: {exc}") from exc
                 log.warning("response schema of %s: inference failed: %s", tool.name, exc)
                 return None
             schema = answer.get("response_schema") if isinstance(answer, dict) else None
@@ -166,7 +166,7 @@ class ResponseInferrer:
             )
         message = f"response schema of {tool.name}: rejected twice: {'; '.join(problems)}"
         if self.strict:
-            raise ValueError(message)
+            raise ConversionError(message)
         log.warning("%s; using the generic schema", message)
         return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 SAFE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -85,12 +85,3 @@ def original_names(document: Mapping[str, Any]) -> dict[str, str]:
     """Original tool name → operationId; the inverse of `operation_names`."""
     return {original: op_id for op_id, original in operation_names(document).items()}
 
-
-def unique(values: Iterable[str]) -> bool:
-    """Whether `values` has no repeats."""
-    seen: set[str] = set()
-    for value in values:
-        if value in seen:
-            return False
-        seen.add(value)
-    return True

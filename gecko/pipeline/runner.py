@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,13 +11,14 @@ from typing import Any
 from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
-from gecko.sessions.model import Commit, SessionNotFound
+from gecko.sessions.model import Commit, SessionNotFound, VersionConflict
 from gecko.sessions.store import SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from utils.jsonutil import content_hash
 
 RECENT_CALLS = 8
+OPTIMISTIC_ATTEMPTS = 50
 
 
 @dataclass
@@ -41,10 +44,20 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
 class CallRunner:
     """Stateless orchestrator shared by all requests of a worker."""
 
-    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool = False) -> None:
+    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool = False,
+                 exclusive: bool = False) -> None:
+        """Args:
+            store: the session store.
+            engines: the stage engines.
+            needs_recent_calls: load the last calls of the session for the stages (LLM engines use them).
+            exclusive: hold the session's cross-process lease for the whole call. Use it when a call is
+                costly to redo (LLM stages); the rules pipeline runs optimistically and is re-run on the
+                rare cross-worker race instead.
+        """
         self.store = store
         self.engines = engines
         self.needs_recent_calls = needs_recent_calls
+        self.exclusive = exclusive
 
     async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
         """Validate, synthesize and update state for one call, serialised per session.
@@ -54,18 +67,26 @@ class CallRunner:
             ToolNotFound: the session's toolkit subset excludes this tool.
         """
         async with self.store.local_lock(session_id):
-            record, owner = await self.store.begin(session_id)
-            if record is None:
-                raise SessionNotFound(session_id)
-            try:
-                outcome, commit = await self._run_locked(record.id, record.state, record.config, operation, arguments)
-            except BaseException:
-                await self.store.abort(session_id, owner)
-                raise
-            if commit.history is not None:
-                commit.history["state_version"] = record.version + (commit.state is not None)
-            outcome.state_version = await self.store.finish(session_id, owner, record.version, commit)
-            return outcome
+            for attempt in range(OPTIMISTIC_ATTEMPTS):
+                record, owner = await self.store.begin(session_id, exclusive=self.exclusive)
+                if record is None:
+                    raise SessionNotFound(session_id)
+                try:
+                    outcome, commit = await self._run_locked(record.id, record.state, record.config, operation,
+                                                             arguments)
+                except BaseException:
+                    await self.store.abort(session_id, owner)
+                    raise
+                if commit.history is not None:
+                    commit.history["state_version"] = record.version + (commit.state is not None)
+                try:
+                    outcome.state_version = await self.store.finish(session_id, owner, record.version, commit)
+                    return outcome
+                except VersionConflict:
+                    if self.exclusive or attempt == OPTIMISTIC_ATTEMPTS - 1:
+                        raise
+                    await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+            raise AssertionError("unreachable")
 
     async def _run_locked(
         self, session_id: str, state: dict[str, Any], config: dict[str, Any], operation: Operation, arguments: Any
@@ -110,7 +131,7 @@ class CallRunner:
         t = time.perf_counter()
         synthesis = await self.engines.synthesizer.synthesize(ctx)
         body, fallback = synthesis.body, synthesis.fallback
-        if operation.response_validator is not None and not operation.response_validator.is_valid(body):
+        if not operation.response_is_valid(body):
             body = synthesize_rules(operation, arguments, content_hash(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)

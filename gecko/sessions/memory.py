@@ -1,4 +1,8 @@
-"""In-process session store: for tests and single-worker runs."""
+"""In-process session store: for tests and single-worker runs.
+
+States and history entries are treated as immutable values once stored (the pipeline builds new
+states instead of mutating), so records are copied shallowly; only caller-supplied input is deep-copied.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ class MemoryStore(SessionStore):
 
     async def get(self, session_id: str) -> SessionRecord | None:
         record = self._live(session_id)
-        return copy.deepcopy(record) if record else None
+        return copy.copy(record) if record else None
 
     async def delete(self, session_id: str) -> bool:
         existed = self._live(session_id) is not None
@@ -71,7 +75,7 @@ class MemoryStore(SessionStore):
             self._live(sid)
         return before - len(self._records)
 
-    async def _try_begin(self, session_id: str, owner: str) -> SessionRecord | None | bool:
+    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
         record = self._live(session_id)
         if record is None:
             return None
@@ -79,7 +83,7 @@ class MemoryStore(SessionStore):
         if lease and lease[1] > time.time():
             return False
         self._leases[session_id] = (owner, time.time() + 120)
-        return copy.deepcopy(record)
+        return copy.copy(record)
 
     async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
         record = self._live(session_id)
@@ -89,9 +93,9 @@ class MemoryStore(SessionStore):
             await self.abort(session_id, owner)
             raise VersionConflict(f"session {session_id} moved from version {expected_version} to {record.version}")
         if commit.state is not None:
-            record.state = copy.deepcopy(commit.state)
+            record.state = commit.state
             record.version += 1
-            self._snapshots[session_id][record.version] = copy.deepcopy(commit.state)
+            self._snapshots[session_id][record.version] = commit.state
             while len(self._snapshots[session_id]) > max(self.history_limit, 1):
                 del self._snapshots[session_id][min(self._snapshots[session_id])]
         if commit.checklists is not None:
@@ -99,7 +103,7 @@ class MemoryStore(SessionStore):
         if commit.config is not None:
             record.config = copy.deepcopy(commit.config)
         if commit.history is not None:
-            self._history[session_id].append(copy.deepcopy(commit.history))
+            self._history[session_id].append(commit.history)
         record.updated = time.time()
         record.expires = self.expiry()
         if self._leases.get(session_id, ("",))[0] == owner:

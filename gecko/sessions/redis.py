@@ -121,7 +121,9 @@ class RedisStore(SessionStore):
     async def purge_expired(self) -> int:
         return int(await self._client.zremrangebyscore(f"{self._p}sessions", "-inf", time.time()))
 
-    async def _try_begin(self, session_id: str, owner: str) -> SessionRecord | None | bool:
+    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
+        if not exclusive:
+            return await self.get(session_id)
         got = await self._client.set(self._k("l", session_id), owner, nx=True, px=int(LEASE_SECONDS * 1000))
         if not got:
             return False if await self._client.exists(self._k("s", session_id)) else None

@@ -33,7 +33,7 @@ async def mutate_session(
 ) -> tuple[SessionRecord, int]:
     """Run `change` under the session's lease and commit what it returns; return (record read, new version)."""
     async with store.local_lock(session_id):
-        record, owner = await store.begin(session_id)
+        record, owner = await store.begin(session_id, exclusive=True)
         if record is None:
             raise SessionNotFound(session_id)
         try:

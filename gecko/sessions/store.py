@@ -1,15 +1,17 @@
 """The session store interface. Backends: memory, SQLite (default), Redis.
 
-A call works on a session between `begin` (take the session's lease and read it) and `finish`
-(compare-and-set the state on the version read, append history, release the lease) or `abort`.
-The lease is what serialises calls of one session across worker processes; the version check is
-what makes a lost update impossible even if a lease expired under a very slow call.
+A call works on a session between `begin` (read it, optionally taking its cross-process lease) and
+`finish` (compare-and-set the state on the version read, append history, release the lease) or
+`abort`. Within a process, `local_lock` queues the calls of one session. Across processes either the
+lease serialises them (`exclusive`) or the version check does (optimistic: a stale call is re-run).
+Either way a lost update is impossible.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import itertools
 import os
 import socket
 import time
@@ -35,6 +37,7 @@ class SessionStore(abc.ABC):
         self.history_limit = history_limit
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._local_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._owners = itertools.count()
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:  # noqa: B027 - optional hook
@@ -71,8 +74,11 @@ class SessionStore(abc.ABC):
 
     # -- the lease -------------------------------------------------------------------------
     @abc.abstractmethod
-    async def _try_begin(self, session_id: str, owner: str) -> SessionRecord | None | bool:
-        """Take the lease and read: the record, False if busy, None if the session does not exist."""
+    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
+        """Read the session (taking its cross-process lease when `exclusive`).
+
+        Returns the record, False if the lease is busy, None if the session does not exist.
+        """
 
     @abc.abstractmethod
     async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
@@ -92,13 +98,19 @@ class SessionStore(abc.ABC):
     async def live_workers(self) -> int: ...
 
     # -- shared logic ----------------------------------------------------------------------
-    async def begin(self, session_id: str) -> tuple[SessionRecord | None, str]:
-        """Wait for the session's lease; return (record or None if missing, owner token)."""
-        owner = uuid.uuid4().hex
+    async def begin(self, session_id: str, exclusive: bool = True) -> tuple[SessionRecord | None, str]:
+        """Start a call on a session; return (record or None if missing, owner token).
+
+        `exclusive=True` waits for the session's cross-process lease, so no other worker runs a call on it
+        until `finish`/`abort` (use it when a call is expensive to redo, e.g. LLM stages).
+        `exclusive=False` is optimistic: `finish` still refuses a stale version (VersionConflict) and
+        the caller re-runs the call on the fresh state. Callers hold `local_lock` either way.
+        """
+        owner = f"{self.worker_id}#{next(self._owners)}"  # unique per call; no syscall (urandom is slow on VMs)
         deadline = time.monotonic() + WAIT_SECONDS
         delay = 0.001
         while True:
-            got = await self._try_begin(session_id, owner)
+            got = await self._try_begin(session_id, owner, exclusive)
             if got is not False:
                 return got, owner  # type: ignore[return-value]
             if time.monotonic() > deadline:

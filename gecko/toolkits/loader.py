@@ -206,7 +206,7 @@ def _args_schema(
     defs = prepared.pop("$defs", None) if isinstance(prepared, dict) else None
     target = prepared
     if isinstance(prepared, dict) and "$ref" in prepared and defs and len(prepared) == 1:
-        key = prepared["$ref"].removeprefix("#/$defs/").replace("~1", "/").replace("~0", "~")
+        key = prepared["$ref"].removeprefix("#/$defs/")
         target = defs.get(key, prepared)
     body_props = target.get("properties", {}) if isinstance(target, dict) else {}
     if _is_plain_object(target) and not set(body_props) & set(properties):

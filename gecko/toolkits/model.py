@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from jsonschema.protocols import Validator
 
+from gecko.toolkits.fastcheck import FastCheck
+
 Access = Literal["read", "write"]
 ParamLocation = Literal["path", "query", "header", "cookie"]
 BodyMode = Literal["none", "merged", "nested"]
@@ -50,6 +52,17 @@ class Operation:
     response_validator: Validator | None = field(repr=False)
     path_regex: re.Pattern[str] = field(repr=False)
     extensions: dict[str, Any] = field(default_factory=dict, repr=False)
+    args_check: FastCheck | None = field(default=None, repr=False)
+    response_check: FastCheck | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.args_check = FastCheck(self.args_schema, self.args_validator)
+        if self.response_schema is not None and self.response_validator is not None:
+            self.response_check = FastCheck(self.response_schema, self.response_validator)
+
+    def response_is_valid(self, body: Any) -> bool:
+        """True when `body` fits the response schema (always true without one)."""
+        return self.response_check is None or self.response_check.is_valid(body)
 
     @property
     def tool_name(self) -> str:

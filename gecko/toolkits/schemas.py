@@ -9,6 +9,8 @@ Two jobs, done once per toolkit at load time:
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -51,11 +53,12 @@ def resolve_object(doc: dict[str, Any], obj: Any, limit: int = 32) -> Any:
 
 
 def _def_key(pointer: str) -> str:
-    return pointer[2:] if pointer.startswith("#/") else pointer
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    """A `$defs` key for a pointer target that needs no JSON-pointer escaping (`components.schemas.Pet`)."""
+    raw = pointer[2:] if pointer.startswith("#/") else pointer
+    safe = re.sub(r"[^A-Za-z0-9_\-]", ".", raw)
+    if safe != raw.replace("/", "."):
+        safe += "." + hashlib.sha1(raw.encode()).hexdigest()[:8]
+    return safe
 
 
 class SchemaPreparer:
@@ -111,7 +114,7 @@ class SchemaPreparer:
                     continue
                 key = self._target(value)
                 refs.add(key)
-                out[name] = "#/$defs/" + _escape(key)
+                out[name] = "#/$defs/" + key
             elif name in SUBSCHEMA_MAPS and isinstance(value, dict):
                 out[name] = {k: self._convert(v, refs) for k, v in value.items()}
             elif name in SUBSCHEMA_LISTS and isinstance(value, list):

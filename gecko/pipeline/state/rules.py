@@ -9,7 +9,6 @@ Conventions (documented in the README):
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, RealCall, StateChange
@@ -19,9 +18,13 @@ OBSERVED_KEY = "observed"
 
 
 def _append(state: dict[str, Any], key: str, entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    new = copy.deepcopy(state)
-    if isinstance(new.get(key), list):
-        new[key].append(entry)
+    """A new state with `entry` appended to `state[key]`; `state` itself is not modified.
+
+    States are treated as immutable values, so the copy is shallow: the untouched parts are shared.
+    """
+    new = dict(state)
+    if isinstance(state.get(key), list):
+        new[key] = [*state[key], entry]
         return new, {"op": "add", "path": f"/{key}/-", "value": entry}
     new[key] = [entry]
     return new, {"op": "add", "path": f"/{key}", "value": [entry]}

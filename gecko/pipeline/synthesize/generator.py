@@ -16,14 +16,19 @@ import random
 import re
 import string
 import uuid
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import rstr
 from jsonschema import Draft202012Validator
 
+from gecko.toolkits.fastcheck import FastCheck
 from gecko.toolkits.formats import FORMAT_CHECKER
 
+_NO_DEFS: Mapping[str, Any] = MappingProxyType({})
 MAX_DEPTH = 8
+PATTERN_SAMPLES = 24
 RICH_DEPTH = 4
 ID_KEY = re.compile(r"(^id$|_id$|Id$|ID$|(^|_)code$|Code$|(^|_)number$|Number$|_no$)")
 WORDS = ("alpha", "bravo", "cedar", "delta", "ember", "falcon", "garnet", "harbor", "indigo", "juniper",
@@ -46,13 +51,21 @@ def is_error_branch(schema: Any) -> bool:
 class InstanceGenerator:
     """One generation run: a root schema, a seed, and argument values that may be echoed."""
 
-    def __init__(self, root: Any, seed: str, echo: dict[str, Any] | None = None) -> None:
+    def __init__(self, root: Any, seed: str, echo: dict[str, Any] | None = None,
+                 validators: dict[tuple[int, int], Any] | None = None) -> None:
+        """Args:
+            root: the self-contained schema.
+            seed: determines every choice.
+            echo: argument values a same-named field may repeat.
+            validators: cache of compiled sub-schema validators keyed by `id(subschema)`; pass one that
+                lives as long as the schemas (the rules synthesizer keeps one per process) to avoid recompiling.
+        """
         self._root = root if isinstance(root, dict) else {}
-        self._defs = self._root.get("$defs", {})
+        self._defs = self._root.get("$defs") or _NO_DEFS
         self._seed = seed
         self._rng = random.Random(int(hashlib.sha256(seed.encode()).hexdigest()[:16], 16))
         self._echo = echo or {}
-        self._validators: dict[int, Draft202012Validator] = {}
+        self._validators = validators if validators is not None else {}
 
     # -- helpers ---------------------------------------------------------------------------
     def _hex(self, key: str, length: int = 8) -> str:
@@ -61,11 +74,14 @@ class InstanceGenerator:
     def _valid(self, schema: Any, value: Any) -> bool:
         if not isinstance(schema, dict):
             return schema is not False
-        validator = self._validators.get(id(schema))
+        key = (id(schema), id(self._defs))
+        validator = self._validators.get(key)
         if validator is None:
-            wrapped = {**schema, "$defs": self._defs} if self._defs and "$defs" not in schema else schema
-            validator = Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER)
-            self._validators[id(schema)] = validator
+            wrapped = {**schema, "$defs": dict(self._defs)} if self._defs and "$defs" not in schema else schema
+            validator = FastCheck(wrapped, Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER))
+            self._validators[key] = (validator, schema, self._defs)  # keep the schemas alive with their ids
+        else:
+            validator = validator[0]
         return validator.is_valid(value)
 
     def _deref(self, schema: Any, depth: int = 0) -> Any:
@@ -259,17 +275,21 @@ class InstanceGenerator:
         return value
 
     def _from_pattern(self, pattern: str, key: str, low: int, high: Any) -> str:
-        generator = rstr.Rstr(random.Random(self._hex(key, 16)))
-        best = ""
-        for _ in range(12):
-            try:
-                value = generator.xeger(pattern)
-            except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
-                break
-            best = value
-            if len(value) >= low and (not isinstance(high, int) or len(value) <= high):
-                return value
-        return best or "".join(self._rng.choice(string.ascii_lowercase) for _ in range(max(low, 1)))
+        samples = self._validators.get(("re", pattern))  # type: ignore[call-overload]
+        if samples is None:
+            generator = rstr.Rstr(random.Random(pattern))
+            samples = []
+            for _ in range(PATTERN_SAMPLES):
+                try:
+                    samples.append(generator.xeger(pattern))
+                except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
+                    break
+            self._validators[("re", pattern)] = samples  # type: ignore[index]
+        fitting = [v for v in samples if len(v) >= low and (not isinstance(high, int) or len(v) <= high)]
+        pool = fitting or samples
+        if pool:
+            return pool[int(self._hex(key, 8), 16) % len(pool)]
+        return "".join(self._rng.choice(string.ascii_lowercase) for _ in range(max(low, 1)))
 
     def _bounds(self, schema: dict[str, Any], integer: bool) -> tuple[float, float]:
         low, high = -math.inf, math.inf

@@ -14,7 +14,8 @@ NO_SCHEMA_RESPONSE = {"status": "ok"}
 ATTEMPTS = 8
 
 
-def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str) -> Any:
+def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str,
+                     validators: dict[tuple[int, int], Any] | None = None) -> Any:
     """A response that validates against the operation's response schema.
 
     Raises:
@@ -26,11 +27,11 @@ def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str)
     for attempt in range(ATTEMPTS):
         echo = arguments if attempt < ATTEMPTS // 2 else {}
         try:
-            value = InstanceGenerator(operation.response_schema, f"{seed}#{attempt}", echo).generate()
+            value = InstanceGenerator(operation.response_schema, f"{seed}#{attempt}", echo, validators).generate()
         except UnsatisfiableSchema as exc:
             last_error = str(exc)
             continue
-        if operation.response_validator.is_valid(value):
+        if operation.response_is_valid(value):
             return value
         last_error = next(operation.response_validator.iter_errors(value)).message
     raise UnsatisfiableSchema(f"response schema of {operation.tool_name} could not be satisfied: {last_error}")
@@ -41,6 +42,11 @@ class RulesSynthesizer:
 
     engine = "rules"
 
+    def __init__(self) -> None:
+        self._validators: dict[tuple[int, int], Any] = {}
+        """Compiled sub-schema validators, reused across calls (schemas live as long as the process)."""
+
     async def synthesize(self, ctx: CallContext) -> Synthesis:
         seed = content_hash(ctx.session_id, ctx.operation.tool_name, ctx.arguments)
-        return Synthesis(body=synthesize_rules(ctx.operation, ctx.arguments, seed), engine=self.engine)
+        body = synthesize_rules(ctx.operation, ctx.arguments, seed, self._validators)
+        return Synthesis(body=body, engine=self.engine)

@@ -137,6 +137,8 @@ def _branch_hint(error: ValidationError) -> str:
 
 def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
     """All violations of `arguments` against the operation's argument schema (empty list = valid)."""
+    if operation.args_check is not None and operation.args_check.is_valid(arguments):
+        return []
     found: list[Violation] = []
     errors = sorted(operation.args_validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
     for error in errors:

@@ -1,0 +1,133 @@
+"""Checklist generation and judging by an LLM (paper A.6). Fails closed.
+
+`checklist` turns the task into verifiable items. `judge` decides each item (success, failed or
+unknown, with reasoning) from the state, the calls with their responses, the agent's answer and the
+tool definitions. Any failure to get a complete verdict raises `JudgeFailure`: the caller reports an
+error, never a success.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeFailure, JudgeInput, JudgeResult
+from utils.llm import LLMClient, LLMError
+from utils.llm import stage_markers as sm
+from utils.llm.prompts import clip, load_prompt, stage_messages
+
+PROMPTS_DIR = Path(__file__).parent / "prompts"
+MAX_ITEMS = 12
+
+
+class ChecklistEntry(BaseModel):
+    description: str = Field(min_length=1)
+
+
+class ChecklistOutput(BaseModel):
+    """What the checklist prompt returns."""
+
+    items: list[ChecklistEntry] = Field(min_length=1, max_length=MAX_ITEMS)
+
+
+class VerdictEntry(BaseModel):
+    id: str
+    status: Literal["success", "failed", "unknown"]
+    reasoning: str = ""
+
+
+class JudgeOutput(BaseModel):
+    """What the judge prompt returns."""
+
+    items: list[VerdictEntry]
+
+
+def _coverage_check(checklist: list[ChecklistItem]) -> Any:
+    expected = [item.id for item in checklist]
+
+    def check(output: JudgeOutput) -> list[str]:
+        seen = [entry.id for entry in output.items]
+        problems = [f"no verdict for checklist item {i!r}" for i in expected if i not in seen]
+        problems += [f"unknown checklist id {i!r}; use the ids given" for i in seen if i not in expected]
+        problems += [f"more than one verdict for item {i!r}" for i in sorted(set(seen)) if seen.count(i) > 1]
+        return problems
+
+    return check
+
+
+class LLMTaskJudge:
+    """`TaskJudge` backed by an LLM.
+
+    Args:
+        client: the shared LLM client.
+        model: model alias (also the engine name).
+        prompts_dir: override of the prompts folder (`checklist.md`, `judge.md`).
+        max_tokens: output limit of one reply.
+        max_section_chars: JSON size above which the state or a call's response is truncated in the prompt.
+    """
+
+    def __init__(self, client: LLMClient, model: str, *, prompts_dir: Path | None = None,
+                 max_tokens: int | None = 4096, max_section_chars: int = 60_000) -> None:
+        client.spec(model)
+        self.engine = model
+        self._client = client
+        folder = prompts_dir or PROMPTS_DIR
+        self._checklist_prompt = load_prompt(folder / "checklist.md")
+        self._judge_prompt = load_prompt(folder / "judge.md")
+        self._max_tokens = max_tokens
+        self._max_chars = max_section_chars
+
+    async def checklist(self, task: str, previous_tasks: list[str], tools: list[dict[str, Any]],
+                        usage: list[dict[str, Any]]) -> list[ChecklistItem]:
+        """Verifiable items for `task`.
+
+        Raises:
+            JudgeFailure: no usable checklist could be produced.
+        """
+        messages = stage_messages(sm.CHECKLIST, self._checklist_prompt, [
+            (sm.SECTION_TASK, task), (sm.SECTION_PREVIOUS_TASKS, previous_tasks), (sm.SECTION_TOOLS, tools),
+        ])
+        try:
+            result = await self._client.structured(
+                self.engine, messages, ChecklistOutput, role="checklist", name=sm.schema_name(sm.CHECKLIST),
+                prompt_version=self._checklist_prompt.version, usage=usage, max_tokens=self._max_tokens,
+            )
+        except LLMError as exc:
+            raise JudgeFailure(f"checklist generation failed ({type(exc).__name__}): {exc}") from exc
+        return [ChecklistItem(id=str(index), description=entry.description.strip())
+                for index, entry in enumerate(result.value.items, start=1)]
+
+    def messages(self, data: JudgeInput) -> list[dict[str, str]]:
+        """The judge request."""
+        calls = [clip(call, self._max_chars // 10) for call in data.calls]
+        return stage_messages(sm.JUDGE, self._judge_prompt, [
+            (sm.SECTION_TASK, data.task),
+            (sm.SECTION_CHECKLIST, [{"id": i.id, "description": i.description} for i in data.checklist]),
+            (sm.SECTION_TOOLS, data.tools),
+            (sm.SECTION_CALLS, calls),
+            (sm.SECTION_STATE, clip(data.state, self._max_chars)),
+            (sm.SECTION_AGENT_RESPONSE, data.agent_response or ""),
+        ])
+
+    async def judge(self, data: JudgeInput) -> JudgeResult:
+        """A verdict per checklist item.
+
+        Raises:
+            JudgeFailure: empty checklist, LLM unavailable, or no complete verdict after the repair round.
+        """
+        if not data.checklist:
+            raise JudgeFailure("the checklist is empty: nothing to judge")
+        try:
+            result = await self._client.structured(
+                self.engine, self.messages(data), JudgeOutput, role="judge", name=sm.schema_name(sm.JUDGE),
+                extra_check=_coverage_check(data.checklist), prompt_version=self._judge_prompt.version,
+                usage=data.usage, max_tokens=self._max_tokens,
+            )
+        except LLMError as exc:
+            raise JudgeFailure(f"judge failed ({type(exc).__name__}): {exc}") from exc
+        by_id = {entry.id: entry for entry in result.value.items}
+        items = [ItemVerdict(item.id, item.description, by_id[item.id].status, by_id[item.id].reasoning.strip())
+                 for item in data.checklist]
+        return JudgeResult(items=items, engine=self.engine)

@@ -1,0 +1,109 @@
+"""Response synthesis by an LLM (paper A.4), with a guaranteed schema-valid result.
+
+The model sees the operation's contract, the validated arguments, the current state and the recent
+calls, and answers `{"response": <body>}` (wrapping keeps JSON mode usable for array or scalar
+bodies). The body is checked against `operation.response_validator`; the client sends the errors
+back once; if the body still does not fit, or the LLM is unavailable, the fallback synthesizer
+(the rules engine) answers and the result says `fallback="rules"`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gecko.pipeline.stages import CallContext, ResponseSynthesizer, Synthesis
+from gecko.toolkits.model import Operation
+from utils.llm import LLMClient, LLMError
+from utils.llm import stage_markers as sm
+from utils.llm.prompts import clip, load_prompt, stage_messages
+
+PROMPT_PATH = Path(__file__).parent / "prompts" / "response.md"
+MAX_REPORTED = 20
+
+
+def wrap_schema(schema: dict[str, Any] | bool | None) -> dict[str, Any]:
+    """`{"response": schema}` as an object schema, with the body schema's `$defs` lifted to the root."""
+    inner: Any = {} if schema is None or schema is True else schema
+    defs: dict[str, Any] = {}
+    if isinstance(inner, dict) and "$defs" in inner:
+        inner = dict(inner)
+        defs = inner.pop("$defs")
+    wrapper: dict[str, Any] = {
+        "type": "object", "properties": {"response": inner}, "required": ["response"], "additionalProperties": False,
+    }
+    if defs:
+        wrapper["$defs"] = defs
+    return wrapper
+
+
+def _body_check(operation: Operation) -> Any:
+    def check(value: Any) -> tuple[Any, list[str]]:
+        if not isinstance(value, dict) or "response" not in value:
+            return None, ['(root): expected an object {"response": <the body>}']
+        body = value["response"]
+        validator = operation.response_validator
+        if validator is None or operation.response_is_valid(body):
+            return body, []
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))[:MAX_REPORTED]
+        return body, [f"response{''.join(f'/{p}' for p in e.absolute_path)}: {e.message}" for e in errors]
+
+    return check
+
+
+class LLMResponseSynthesizer:
+    """`ResponseSynthesizer` backed by an LLM, falling back to another synthesizer.
+
+    Args:
+        client: the shared LLM client.
+        model: model alias (also the engine name).
+        fallback: answers when the LLM output cannot be made to fit (normally `RulesSynthesizer()`).
+        prompt_path: override of the prompt file.
+        max_tokens: output limit of one response.
+        recent_calls: how many recent calls of the session go into the prompt.
+        max_section_chars: JSON size above which the state or a recent response is truncated in the prompt.
+    """
+
+    def __init__(self, client: LLMClient, model: str, fallback: ResponseSynthesizer, *,
+                 prompt_path: Path | None = None, max_tokens: int | None = 4096, recent_calls: int = 5,
+                 max_section_chars: int = 60_000) -> None:
+        client.spec(model)
+        self.engine = model
+        self._client = client
+        self._fallback = fallback
+        self._prompt = load_prompt(prompt_path or PROMPT_PATH)
+        self._max_tokens = max_tokens
+        self._recent = recent_calls
+        self._max_chars = max_section_chars
+
+    def messages(self, ctx: CallContext) -> list[dict[str, str]]:
+        """The request for one call."""
+        op = ctx.operation
+        tool = {"toolkit": op.toolkit, "name": op.operation_id, "method": op.method.upper(), "path": op.path,
+                "access": op.access, "summary": op.summary, "description": op.description,
+                "parameters": op.args_schema}
+        recent = [clip(call, self._max_chars // 10) for call in ctx.recent_calls[-self._recent:]] if self._recent else []
+        return stage_messages(sm.RESPONSE, self._prompt, [
+            (sm.SECTION_TOOL, tool),
+            (sm.SECTION_RESPONSE_SCHEMA, op.response_schema if op.response_schema is not None else {}),
+            (sm.SECTION_STATE, clip(ctx.state, self._max_chars)),
+            (sm.SECTION_RECENT_CALLS, recent),
+            (sm.SECTION_ARGUMENTS, ctx.arguments),
+        ])
+
+    async def synthesize(self, ctx: CallContext) -> Synthesis:
+        """A body that validates against the response schema (from the LLM, else from the fallback)."""
+        op = ctx.operation
+        try:
+            result = await self._client.structured_json(
+                self.engine, self.messages(ctx), wrap_schema(op.response_schema), role="responder",
+                name=sm.schema_name(sm.RESPONSE), check=_body_check(op), prompt_version=self._prompt.version,
+                usage=ctx.usage, max_tokens=self._max_tokens,
+            )
+        except LLMError as exc:
+            backup = await self._fallback.synthesize(ctx)
+            note = f"llm response unusable ({type(exc).__name__}): {exc}"
+            return Synthesis(body=backup.body, engine=self.engine, fallback=backup.engine,
+                             notes=[note, *backup.notes])
+        notes = ["repaired after schema errors"] if result.repaired else []
+        return Synthesis(body=result.value, engine=self.engine, notes=notes)

@@ -1,0 +1,98 @@
+"""Semantic validation by an LLM (paper A.3.2): do the arguments make sense for the tool?
+
+Runs after syntactic validation passed. The model sees the tool's description and a "soft" argument
+schema (hard constraints removed: they are already enforced) and returns `{valid, errors[]}`. If the
+check itself fails (timeout, rate limit, unusable output after the repair round) the verdict is
+`unchecked` with the reason, never `valid`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gecko.pipeline.stages import CallContext, SemanticVerdict
+from utils.llm import LLMClient, LLMError
+from utils.llm import stage_markers as sm
+from utils.llm.prompts import load_prompt, stage_messages
+
+PROMPT_PATH = Path(__file__).parent / "prompts" / "semantic.md"
+HARD_KEYWORDS = frozenset({
+    "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+    "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+    "required", "additionalProperties", "unevaluatedProperties", "propertyNames", "contains",
+})
+"""Keywords the syntactic validator already enforced; left out so the model judges meaning only."""
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+_VALUES = frozenset({"default", "examples", "description", "title"})
+DEFAULT_ERROR = "The arguments do not fit what the tool's parameters describe."
+
+
+class SemanticOutput(BaseModel):
+    """What the model returns."""
+
+    valid: bool
+    """True when the arguments make sense for the tool."""
+    errors: list[str] = Field(default_factory=list)
+    """One actionable sentence per problem (empty when valid)."""
+
+
+def soft_schema(schema: Any) -> Any:
+    """`schema` without the hard-constraint keywords, recursively (descriptions and structure kept)."""
+    if isinstance(schema, list):
+        return [soft_schema(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in HARD_KEYWORDS:
+            continue
+        if key in _NAME_MAPS and isinstance(value, dict):
+            out[key] = {name: soft_schema(sub) for name, sub in value.items()}
+        elif key in _VALUES:
+            out[key] = value
+        else:
+            out[key] = soft_schema(value)
+    return out
+
+
+class LLMSemanticValidator:
+    """`SemanticValidator` backed by an LLM.
+
+    Args:
+        client: the shared LLM client.
+        model: model alias (also the engine name reported in /health and history).
+        prompt_path: override of the prompt file.
+        max_tokens: output limit of the verdict.
+    """
+
+    def __init__(self, client: LLMClient, model: str, *, prompt_path: Path | None = None,
+                 max_tokens: int | None = 1024) -> None:
+        client.spec(model)
+        self.engine = model
+        self._client = client
+        self._prompt = load_prompt(prompt_path or PROMPT_PATH)
+        self._max_tokens = max_tokens
+
+    def messages(self, ctx: CallContext) -> list[dict[str, str]]:
+        """The request for one call (public for tests and prompt inspection)."""
+        op = ctx.operation
+        tool = {"name": op.operation_id, "toolkit": op.toolkit, "summary": op.summary,
+                "description": op.description, "parameters": soft_schema(op.args_schema)}
+        return stage_messages(sm.SEMANTIC, self._prompt, [(sm.SECTION_TOOL, tool), (sm.SECTION_ARGUMENTS, ctx.arguments)])
+
+    async def check(self, ctx: CallContext) -> SemanticVerdict:
+        """Valid, invalid with errors, or unchecked with the reason."""
+        try:
+            result = await self._client.structured(
+                self.engine, self.messages(ctx), SemanticOutput, role="validator", name=sm.schema_name(sm.SEMANTIC),
+                prompt_version=self._prompt.version, usage=ctx.usage, max_tokens=self._max_tokens,
+            )
+        except LLMError as exc:
+            return SemanticVerdict("unchecked", reason=f"semantic check failed ({type(exc).__name__}): {exc}")
+        if result.value.valid:
+            return SemanticVerdict("valid")
+        errors = [e.strip() for e in result.value.errors if e and e.strip()] or [DEFAULT_ERROR]
+        return SemanticVerdict("invalid", errors=errors)

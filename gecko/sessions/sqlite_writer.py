@@ -1,0 +1,117 @@
+"""One writer thread per process with group commit for the SQLite store.
+
+Every write of the process goes through one connection in one thread: pending writes are drained
+into a single `BEGIN IMMEDIATE … COMMIT`, each inside its own savepoint so one failure does not undo
+the others. Fewer transactions means less contention for SQLite's single write lock between workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_BATCH = 256
+BUSY_GIVE_UP_SECONDS = 30.0
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """An autocommit connection in WAL mode with no busy timeout (callers retry themselves)."""
+    conn = sqlite3.connect(path, timeout=0.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def begin_immediate(conn: sqlite3.Connection) -> None:
+    """`BEGIN IMMEDIATE`, retrying quickly while another process holds the write lock."""
+    delay, deadline = 0.0002, time.monotonic() + BUSY_GIVE_UP_SECONDS
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.004)
+
+
+class Writer:
+    """Serialises the process's writes onto one thread and commits them in batches."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="gecko-sqlite-writer", daemon=True)
+        self._thread.start()
+
+    async def submit(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Run `func(conn, *args)` inside the next batch's transaction; return its result or raise its error."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._queue.put((func, args, future, loop))
+        return await future
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        conn = connect(self._path)
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            stop = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._commit(conn, batch)
+            if stop:
+                break
+        conn.close()
+
+    def _commit(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
+        results: list[tuple[bool, Any]] = []
+        try:
+            begin_immediate(conn)
+            for func, args, _, _ in batch:
+                conn.execute("SAVEPOINT item")
+                try:
+                    results.append((True, func(conn, *args)))
+                    conn.execute("RELEASE item")
+                except Exception as exc:  # noqa: BLE001 - handed to the awaiting caller
+                    conn.execute("ROLLBACK TO item")
+                    conn.execute("RELEASE item")
+                    results.append((False, exc))
+            conn.execute("COMMIT")
+        except Exception as exc:  # noqa: BLE001 - the whole batch failed; every caller learns why
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            results = [(False, exc)] * len(batch)
+        for (ok, value), (_, _, future, loop) in zip(results, batch):
+            loop.call_soon_threadsafe(_settle, future, ok, value)
+
+
+def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
+    if future.done():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
