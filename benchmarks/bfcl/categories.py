@@ -1,0 +1,114 @@
+"""BFCL category names, groups and file names, as the installed `bfcl-eval` data and `bfcl evaluate` use them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from bfcl_eval.constants.category_mapping import VERSION_PREFIX
+
+Group = Literal["non_live", "live", "multi_turn"]
+
+NON_LIVE_CATEGORIES: tuple[str, ...] = ("simple_python", "multiple", "parallel", "irrelevance")
+LIVE_CATEGORIES: tuple[str, ...] = ("live_simple", "live_multiple", "live_irrelevance")
+SINGLE_TURN_CATEGORIES: tuple[str, ...] = NON_LIVE_CATEGORIES + LIVE_CATEGORIES
+MULTI_TURN_CATEGORIES: tuple[str, ...] = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
+ALL_CATEGORIES: tuple[str, ...] = SINGLE_TURN_CATEGORIES + MULTI_TURN_CATEGORIES
+IRRELEVANCE_CATEGORIES: frozenset[str] = frozenset({"irrelevance", "live_irrelevance"})
+
+CATEGORY_COLLECTIONS: dict[str, tuple[str, ...]] = {
+    "all": ALL_CATEGORIES,
+    "single_turn": SINGLE_TURN_CATEGORIES,
+    "multi_turn": MULTI_TURN_CATEGORIES,
+    "live": LIVE_CATEGORIES,
+    "non_live": NON_LIVE_CATEGORIES,
+}
+"""Names accepted by `--test-category` besides single category names."""
+
+_RESULT_FILE = re.compile(rf"^{re.escape(VERSION_PREFIX)}_(\w+?)_result\.json$")
+
+
+class UnknownCategoryError(ValueError):
+    """A category or collection name that this package does not support."""
+
+
+def is_multi_turn(category: str) -> bool:
+    """Whether `category` is one of the multi-turn categories."""
+    return category in MULTI_TURN_CATEGORIES
+
+
+def is_irrelevance(category: str) -> bool:
+    """Whether `category` is scored as "correct iff the model made no call"."""
+    return category in IRRELEVANCE_CATEGORIES
+
+
+def category_group(category: str) -> Group:
+    """The group a category belongs to; also the sub-directory `bfcl generate` writes it to.
+
+    Raises:
+        UnknownCategoryError: `category` is not supported.
+    """
+    if category in NON_LIVE_CATEGORIES:
+        return "non_live"
+    if category in LIVE_CATEGORIES:
+        return "live"
+    if category in MULTI_TURN_CATEGORIES:
+        return "multi_turn"
+    raise UnknownCategoryError(f"unsupported BFCL category {category!r}; known: {', '.join(ALL_CATEGORIES)}")
+
+
+def expand_categories(names: Iterable[str]) -> list[str]:
+    """Expand collection names (`all`, `live`, ...) and category names into categories, in canonical order.
+
+    Raises:
+        UnknownCategoryError: a name is neither a collection nor a supported category.
+    """
+    wanted: set[str] = set()
+    for name in names:
+        if name in CATEGORY_COLLECTIONS:
+            wanted.update(CATEGORY_COLLECTIONS[name])
+        elif name in ALL_CATEGORIES:
+            wanted.add(name)
+        else:
+            choices = ", ".join([*CATEGORY_COLLECTIONS, *ALL_CATEGORIES])
+            raise UnknownCategoryError(f"unknown test category {name!r}; choose from: {choices}")
+    return [category for category in ALL_CATEGORIES if category in wanted]
+
+
+def category_of_id(task_id: str) -> str:
+    """The category encoded in a task id (`live_simple_3-2-0` -> `live_simple`)."""
+    return task_id.rsplit("_", 1)[0]
+
+
+def id_sort_key(task_id: str) -> tuple[str, int, str]:
+    """Sort key ordering ids by category, then by their leading index, as `bfcl evaluate` does."""
+    category, _, index = task_id.rpartition("_")
+    head = index.split("-", 1)[0]
+    return (category, int(head) if head.isdigit() else -1, index)
+
+
+def question_file_name(category: str) -> str:
+    """File name of a category's questions (and of its ground truth under `possible_answer/`)."""
+    return f"{VERSION_PREFIX}_{category}.json"
+
+
+def result_file_name(category: str) -> str:
+    """File name `bfcl evaluate` looks for: `BFCL_v4_<category>_result.json`."""
+    return f"{VERSION_PREFIX}_{category}_result.json"
+
+
+def score_file_name(category: str) -> str:
+    """File name of a category's score file: `BFCL_v4_<category>_score.json`."""
+    return f"{VERSION_PREFIX}_{category}_score.json"
+
+
+def category_of_result_file(file_name: str) -> str | None:
+    """The category named by a result file name, or None if the name is not a result file name."""
+    match = _RESULT_FILE.match(file_name)
+    return match.group(1) if match else None
