@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 toolkits: $(STAMP)
-	@if [ -f scripts/build_toolkits.py ]; then $(BIN)/python scripts/build_toolkits.py; fi
+	$(BIN)/python scripts/build_toolkits.py
+	@# validate once here so the first server start skips it (results cached by content hash)
+	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/single_turn
+	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/multi_turn
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -45,7 +45,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     """Build the app; toolkits are loaded now (or taken from `registry`), the store opens at start-up."""
     if registry is None:
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                                 cache_dir=settings.state_dir)
+                                 cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
     engines = build_engines(settings)
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit)

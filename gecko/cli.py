@@ -41,17 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", type=Path, help="where the session DB and caches live")
     p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 1 MiB)")
     p.add_argument("--log-level", help="critical | error | warning | info | debug | trace")
+    p.add_argument("--strict-validation", action="store_true", default=None,
+                   help="run openapi-spec-validator on every document, however large (slow on big specs)")
+    p.add_argument("--check", action="store_true",
+                   help="load and validate the toolkits, print a summary and exit (no server)")
     return p
 
 
 def settings_from_args(argv: list[str] | None = None) -> Settings:
     """CLI flags over env (`GECKO_*`) over `.env` over defaults."""
     args = build_parser().parse_args(argv)
-    given = {k: v for k, v in vars(args).items() if v is not None}
+    given = {k: v for k, v in vars(args).items() if v is not None and k != "check"}
     return Settings(**given)
 
 
 def main(argv: list[str] | None = None) -> int:
+    check_only = "--check" in (sys.argv[1:] if argv is None else argv)
     try:
         settings = settings_from_args(argv)
     except ValidationError as exc:
@@ -63,12 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build_engines(settings)
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                                 cache_dir=settings.state_dir)
+                                 cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
     except (ToolkitLoadError, EngineConfigError, ValueError) as exc:
         print(f"gecko: cannot start: {exc}", file=sys.stderr)
         return 2
     log.info("loaded %d toolkits (%d tools) in %.2fs", len(registry.toolkits), registry.tool_count,
              time.perf_counter() - started)
+    if check_only:
+        print(f"ok: {len(registry.toolkits)} toolkits, {registry.tool_count} tools, "
+              f"{time.perf_counter() - started:.2f}s")
+        return 0
     payload = settings.model_dump(mode="json")
     if settings.api_key is not None:
         payload["api_key"] = settings.api_key.get_secret_value()

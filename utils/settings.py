@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     """Directories of OpenAPI documents, one toolkit per file; earlier directories win on name clashes."""
     skip_invalid: bool = False
     """Log and skip documents that fail validation instead of refusing to start."""
+    strict_validation: bool = False
+    """openapi-spec-validator on every document; by default documents over 300 operations get the fast check."""
     host: str = "127.0.0.1"
     """Bind address. Loopback by default; set 0.0.0.0 deliberately to expose the server."""
     port: int = Field(8000, ge=0, le=65535)

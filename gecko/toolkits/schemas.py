@@ -13,6 +13,8 @@ import hashlib
 import re
 from typing import Any
 
+import jsonschema_rs
+
 SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 SUBSCHEMA_SINGLE = (
@@ -23,6 +25,24 @@ SUBSCHEMA_SINGLE = (
 
 class SchemaRefError(ValueError):
     """A `$ref` that cannot be resolved inside the document."""
+
+
+class InvalidSchemaError(ValueError):
+    """A schema object that is not valid JSON Schema 2020-12 (after 3.0 normalisation)."""
+
+
+def check_schema(schema: Any, where: str) -> None:
+    """Raise InvalidSchemaError unless `schema` (its `$defs` aside) is valid against the 2020-12 meta-schema.
+
+    `$defs` entries are checked once each, when their target is first prepared.
+    """
+    top = {k: v for k, v in schema.items() if k != "$defs"} if isinstance(schema, dict) else schema
+    if jsonschema_rs.meta.is_valid(top):
+        return
+    try:
+        jsonschema_rs.meta.validate(top)
+    except jsonschema_rs.ValidationError as exc:
+        raise InvalidSchemaError(f"{where}: not a valid JSON Schema: {str(exc).splitlines()[0]}") from exc
 
 
 def pointer_get(doc: Any, pointer: str) -> Any:
@@ -69,6 +89,7 @@ class SchemaPreparer:
         self._openapi_30 = openapi_30
         self._targets: dict[str, Any] = {}
         self._deps: dict[str, set[str]] = {}
+        self._reach: dict[str, frozenset[str]] = {}
 
     def prepare(self, schema: Any) -> dict[str, Any] | bool:
         """Return a self-contained copy of `schema` with all reachable `$ref` targets under `$defs`."""
@@ -85,21 +106,32 @@ class SchemaPreparer:
         return {**out, "$defs": defs}
 
     def _closure(self, refs: set[str]) -> set[str]:
-        todo, done = list(refs), set()
-        while todo:
-            key = todo.pop()
-            if key in done:
-                continue
-            done.add(key)
-            todo.extend(self._deps.get(key, ()))
+        done: set[str] = set()
+        for ref in refs:
+            if ref not in done:
+                done |= self._reachable(ref)
         return done
+
+    def _reachable(self, start: str) -> frozenset[str]:
+        cached = self._reach.get(start)
+        if cached is None:
+            todo, seen = [start], set()
+            while todo:
+                key = todo.pop()
+                if key not in seen:
+                    seen.add(key)
+                    todo.extend(self._deps.get(key, ()))
+            cached = self._reach[start] = frozenset(seen)
+        return cached
 
     def _target(self, pointer: str) -> str:
         key = _def_key(pointer)
         if key not in self._targets:
             self._targets[key] = True  # placeholder breaks recursion
             deps: set[str] = set()
-            self._targets[key] = self._convert(pointer_get(self._doc, pointer), deps)
+            converted = self._convert(pointer_get(self._doc, pointer), deps)
+            check_schema(converted, pointer)
+            self._targets[key] = converted
             self._deps[key] = deps
         return key
 

@@ -19,8 +19,8 @@ def _validator_tag() -> str:
 class ValidationCache:
     """Marker files named by content hash; `None` directory disables caching."""
 
-    def __init__(self, directory: Path | None) -> None:
-        self._dir = directory / "validated" / _validator_tag() if directory else None
+    def __init__(self, directory: Path | None, mode: str = "auto") -> None:
+        self._dir = directory / "validated" / f"{_validator_tag()}-{mode}" if directory else None
 
     @staticmethod
     def key(data: bytes) -> str:

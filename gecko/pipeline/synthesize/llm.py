@@ -16,7 +16,7 @@ from gecko.pipeline.stages import CallContext, ResponseSynthesizer, Synthesis
 from gecko.toolkits.model import Operation
 from utils.llm import LLMClient, LLMError
 from utils.llm import stage_markers as sm
-from utils.llm.prompts import clip, load_prompt, stage_messages
+from utils.llm.prompts import clip, inline_refs, load_prompt, stage_messages
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "response.md"
 MAX_REPORTED = 20
@@ -81,11 +81,11 @@ class LLMResponseSynthesizer:
         op = ctx.operation
         tool = {"toolkit": op.toolkit, "name": op.operation_id, "method": op.method.upper(), "path": op.path,
                 "access": op.access, "summary": op.summary, "description": op.description,
-                "parameters": op.args_schema}
+                "parameters": inline_refs(op.args_schema)}
         recent = [clip(call, self._max_chars // 10) for call in ctx.recent_calls[-self._recent:]] if self._recent else []
         return stage_messages(sm.RESPONSE, self._prompt, [
             (sm.SECTION_TOOL, tool),
-            (sm.SECTION_RESPONSE_SCHEMA, op.response_schema if op.response_schema is not None else {}),
+            (sm.SECTION_RESPONSE_SCHEMA, inline_refs(op.response_schema) if op.response_schema is not None else {}),
             (sm.SECTION_STATE, clip(ctx.state, self._max_chars)),
             (sm.SECTION_RECENT_CALLS, recent),
             (sm.SECTION_ARGUMENTS, ctx.arguments),

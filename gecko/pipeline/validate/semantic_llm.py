@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from gecko.pipeline.stages import CallContext, SemanticVerdict
 from utils.llm import LLMClient, LLMError
 from utils.llm import stage_markers as sm
-from utils.llm.prompts import load_prompt, stage_messages
+from utils.llm.prompts import inline_refs, load_prompt, stage_messages
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "semantic.md"
 HARD_KEYWORDS = frozenset({
@@ -80,7 +80,7 @@ class LLMSemanticValidator:
         """The request for one call (public for tests and prompt inspection)."""
         op = ctx.operation
         tool = {"name": op.operation_id, "toolkit": op.toolkit, "summary": op.summary,
-                "description": op.description, "parameters": soft_schema(op.args_schema)}
+                "description": op.description, "parameters": soft_schema(inline_refs(op.args_schema))}
         return stage_messages(sm.SEMANTIC, self._prompt, [(sm.SECTION_TOOL, tool), (sm.SECTION_ARGUMENTS, ctx.arguments)])
 
     async def check(self, ctx: CallContext) -> SemanticVerdict:
