@@ -64,6 +64,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
         try:
             yield
         finally:
+            await runner.drain()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

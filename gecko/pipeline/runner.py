@@ -1,22 +1,31 @@
-"""Run one tool call against a session: the order of stages, the lease, and the history entry."""
+"""Run one tool call against a session: the order of stages, serialisation, and the history entry.
+
+Critical path: syntactic validation → semantic check (optional LLM) → response synthesis. The state
+update runs inline for the rules reducer; an updater that sets `deferred = True` (the LLM one) runs
+after the response is sent, in a background task that keeps holding the session, so the session's
+next call still sees the updated state.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict
+from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
-from gecko.sessions.model import Commit, SessionNotFound, VersionConflict
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from utils.jsonutil import content_hash
 
+log = logging.getLogger(__name__)
 RECENT_CALLS = 8
 OPTIMISTIC_ATTEMPTS = 50
 
@@ -30,6 +39,16 @@ class CallOutcome:
     violations: list[Violation] = field(default_factory=list)
     semantic: SemanticVerdict | None = None
     state_version: int = 0
+    state_pending: bool = False
+    """True when the state update is still running (deferred); `state_version` is then the version it will have."""
+
+
+@dataclass
+class _Pending:
+    """A deferred state update: what it needs to finish the call later."""
+
+    ctx: CallContext
+    body: Any
 
 
 def _ms(start: float) -> float:
@@ -42,7 +61,7 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 class CallRunner:
-    """Stateless orchestrator shared by all requests of a worker."""
+    """Orchestrator shared by all requests of a worker."""
 
     def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool = False,
                  exclusive: bool = False) -> None:
@@ -58,6 +77,7 @@ class CallRunner:
         self.engines = engines
         self.needs_recent_calls = needs_recent_calls
         self.exclusive = exclusive
+        self._background: set[asyncio.Task[None]] = set()
 
     async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
         """Validate, synthesize and update state for one call, serialised per session.
@@ -66,17 +86,25 @@ class CallRunner:
             SessionNotFound: unknown or expired session.
             ToolNotFound: the session's toolkit subset excludes this tool.
         """
-        async with self.store.local_lock(session_id):
+        release = await self.store.acquire_local(session_id)
+        handed_off = False
+        try:
             for attempt in range(OPTIMISTIC_ATTEMPTS):
                 record, owner = await self.store.begin(session_id, exclusive=self.exclusive)
                 if record is None:
                     raise SessionNotFound(session_id)
                 try:
-                    outcome, commit = await self._run_locked(record.id, record.state, record.config, operation,
-                                                             arguments)
+                    outcome, commit, pending = await self._run_locked(record, operation, arguments)
                 except BaseException:
                     await self.store.abort(session_id, owner)
                     raise
+                if pending is not None:
+                    outcome.state_version, outcome.state_pending = record.version + 1, True
+                    task = asyncio.create_task(self._finish_deferred(record, owner, commit, pending, release))
+                    self._background.add(task)
+                    task.add_done_callback(self._background.discard)
+                    handed_off = True
+                    return outcome
                 if commit.history is not None:
                     commit.history["state_version"] = record.version + (commit.state is not None)
                 try:
@@ -87,10 +115,47 @@ class CallRunner:
                         raise
                     await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
             raise AssertionError("unreachable")
+        finally:
+            if not handed_off:
+                release()
+
+    async def drain(self) -> None:
+        """Wait for deferred state updates (called at shutdown so none is lost)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    async def _finish_deferred(self, record: SessionRecord, owner: str, commit: Commit, pending: _Pending,
+                               release: Callable[[], None]) -> None:
+        try:
+            started = time.perf_counter()
+            change: StateChange | None = None
+            try:
+                assert self.engines.state is not None
+                change = await self.engines.state.update(pending.ctx, pending.body)
+                state_info: dict[str, Any] = ({"engine": change.engine, "fallback": change.fallback,
+                                               "patch_ops": len(change.patch), "deferred": True}
+                                              if change else {"engine": self.engines.state.engine, "deferred": True})
+            except Exception as exc:  # noqa: BLE001 - recorded in history; the call already succeeded
+                log.exception("deferred state update failed for session %s", record.id)
+                state_info = {"engine": self.engines.state.engine if self.engines.state else None,
+                              "error": f"{type(exc).__name__}: {exc}", "deferred": True}
+            assert commit.history is not None
+            commit.history["engines"]["state"] = state_info
+            commit.history["timings_ms"]["state"] = _ms(started)
+            commit.history["usage"] = pending.ctx.usage
+            commit.state = change.state if change is not None else None
+            commit.history["state_version"] = record.version + (commit.state is not None)
+            await self.store.finish(record.id, owner, record.version, commit)
+        except Exception:  # noqa: BLE001 - nobody awaits this task; make the failure visible in the log
+            log.exception("could not commit the deferred state update of session %s", record.id)
+            await self.store.abort(record.id, owner)
+        finally:
+            release()
 
     async def _run_locked(
-        self, session_id: str, state: dict[str, Any], config: dict[str, Any], operation: Operation, arguments: Any
-    ) -> tuple[CallOutcome, Commit]:
+        self, record: SessionRecord, operation: Operation, arguments: Any
+    ) -> tuple[CallOutcome, Commit, _Pending | None]:
+        session_id, state, config = record.id, record.state, record.config
         allowed = config.get("toolkits")
         if allowed and operation.toolkit not in allowed:
             raise ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session", list(allowed))
@@ -107,7 +172,7 @@ class CallRunner:
         if violations:
             entry.update(status=422, errors=[v.public() for v in violations],
                          validation={"syntactic": "invalid", "semantic": "skipped"}, timings_ms=timings)
-            return CallOutcome(422, None, violations=violations), Commit(history=entry)
+            return CallOutcome(422, None, violations=violations), Commit(history=entry), None
 
         recent: list[dict[str, Any]] = []
         if self.needs_recent_calls:
@@ -126,7 +191,7 @@ class CallRunner:
         if verdict.outcome == "invalid":
             errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"} for m in verdict.errors]
             entry.update(status=422, errors=errors, validation=validation, timings_ms=timings, usage=usage)
-            return CallOutcome(422, None, semantic=verdict), Commit(history=entry)
+            return CallOutcome(422, None, semantic=verdict), Commit(history=entry), None
 
         t = time.perf_counter()
         synthesis = await self.engines.synthesizer.synthesize(ctx)
@@ -135,20 +200,25 @@ class CallRunner:
             body = synthesize_rules(operation, arguments, content_hash(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)
+        entry.update(
+            status=200, response=body, validation=validation,
+            engines={"responder": synthesis.engine, "fallback": fallback, "state": {"engine": None}},
+            timings_ms=timings, usage=usage,
+        )
+        updater = self.engines.state
+        if updater is not None and getattr(updater, "deferred", False) and (
+                operation.access == "write" or config.get("record_reads")):
+            timings["critical_path"] = _ms(started)
+            return CallOutcome(200, body, semantic=verdict), Commit(history=entry), _Pending(ctx, body)
 
         new_state = None
-        state_info: dict[str, Any] = {"engine": None}
-        if self.engines.state is not None:
+        if updater is not None:
             t = time.perf_counter()
-            change = await self.engines.state.update(ctx, body)
+            change = await updater.update(ctx, body)
             timings["state"] = _ms(t)
             if change is not None:
                 new_state = change.state
-                state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
+                entry["engines"]["state"] = {"engine": change.engine, "fallback": change.fallback,
+                                             "patch_ops": len(change.patch)}
         timings["total"] = _ms(started)
-        entry.update(
-            status=200, response=body, validation=validation,
-            engines={"responder": synthesis.engine, "fallback": fallback, "state": state_info},
-            timings_ms=timings, usage=usage,
-        )
-        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state)
+        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state), None

@@ -16,7 +16,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -118,23 +118,45 @@ class SessionStore(abc.ABC):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.025)
 
-    @asynccontextmanager
-    async def local_lock(self, session_id: str) -> AsyncIterator[None]:
-        """In-process lock per session: same-process callers queue here instead of polling the lease.
+    async def acquire_local(self, session_id: str) -> Callable[[], None]:
+        """Take the in-process lock of a session; return the function that releases it (call it once).
 
-        Guards nothing by itself (the store lease does); it only avoids busy-waiting.
+        It queues same-process callers instead of polling the store, and lets a call hand its lock to a
+        background task (the deferred state update) so the session's next call waits for that update.
         """
         lock, users = self._local_locks.get(session_id, (asyncio.Lock(), 0))
         self._local_locks[session_id] = (lock, users + 1)
         try:
-            async with lock:
-                yield
+            await lock.acquire()
+        except BaseException:
+            self._forget_local(session_id)
+            raise
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                lock.release()
+                self._forget_local(session_id)
+
+        return release
+
+    def _forget_local(self, session_id: str) -> None:
+        lock, users = self._local_locks[session_id]
+        if users <= 1:
+            del self._local_locks[session_id]
+        else:
+            self._local_locks[session_id] = (lock, users - 1)
+
+    @asynccontextmanager
+    async def local_lock(self, session_id: str) -> AsyncIterator[None]:
+        """`acquire_local` as a context manager."""
+        release = await self.acquire_local(session_id)
+        try:
+            yield
         finally:
-            lock, users = self._local_locks[session_id]
-            if users <= 1:
-                del self._local_locks[session_id]
-            else:
-                self._local_locks[session_id] = (lock, users - 1)
+            release()
 
     def expiry(self) -> float:
         return time.time() + self.ttl

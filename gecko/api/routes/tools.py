@@ -21,6 +21,8 @@ ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Response:
     headers = {SESSION_HEADER: session_id, "X-Gecko-State-Version": str(outcome.state_version)}
+    if outcome.state_pending:
+        headers["X-Gecko-State"] = "pending"
     semantic = outcome.semantic.outcome if outcome.semantic else "skipped"
     headers["X-Gecko-Semantic"] = semantic
     if outcome.status == 200:

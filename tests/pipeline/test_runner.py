@@ -1,0 +1,54 @@
+"""The runner: deferred state updates keep the session until they commit."""
+
+from __future__ import annotations
+
+import asyncio
+
+from gecko.pipeline.judge.rules import RulesJudge
+from gecko.pipeline.runner import CallRunner
+from gecko.pipeline.stages import Engines, StateChange
+from gecko.pipeline.synthesize.rules import RulesSynthesizer
+from gecko.sessions import SessionRecord, open_store
+from gecko.toolkits import load_toolkits
+from tests.conftest import TOOLKITS_DIR
+
+
+class SlowUpdater:
+    """Deferred updater that waits for a signal, then counts writes in the state."""
+
+    engine = "fake-llm"
+    deferred = True
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.seen: list[int] = []
+
+    async def update(self, ctx, response):
+        self.seen.append(ctx.state.get("n", 0))
+        await self.gate.wait()
+        return StateChange(state={**ctx.state, "n": ctx.state.get("n", 0) + 1}, patch=[{"op": "replace"}],
+                           engine=self.engine)
+
+
+async def test_deferred_update_runs_after_response_and_next_call_sees_it(tmp_path):
+    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
+    await store.open()
+    await store.create(SessionRecord(id="s"))
+    updater = SlowUpdater()
+    runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()), exclusive=True)
+    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+
+    first = await runner.run("s", op, {"title": "a", "body": "b"})
+    assert first.status == 200 and first.state_pending and first.state_version == 1
+    assert (await store.get("s")).state == {}  # not yet applied
+    second = asyncio.create_task(runner.run("s", op, {"title": "c", "body": "d"}))
+    await asyncio.sleep(0.01)
+    assert not second.done()  # waits for the first call's deferred update
+    updater.gate.set()
+    await second
+    await runner.drain()
+    assert updater.seen == [0, 1]  # the second call saw the first update
+    record = await store.get("s")
+    assert record.state == {"n": 2} and record.version == 2
+    history = await store.history("s", 10, 0)
+    assert [h["engines"]["state"]["deferred"] for h in history] == [True, True]
