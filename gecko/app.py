@@ -19,8 +19,9 @@ from gecko.api.deps import GeckoContext
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.routes import compat, health, sessions, toolkits, tools
 from gecko.api.security import ApiKeyMiddleware
-from gecko.pipeline.engines import build_engines
+from gecko.pipeline.engines import build_engines, close_engines
 from gecko.pipeline.runner import CallRunner
+from gecko.pipeline.stages import JudgeFailure
 from gecko.pipeline.synthesize.generator import UnsatisfiableSchema
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
 from gecko.sessions.store import open_store
@@ -46,14 +47,14 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     if registry is None:
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
                                  cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
-    engines = build_engines(settings)
+    engines = build_engines(settings, registry)
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit)
     needs_history = any(getattr(e, "needs_recent_calls", False)
                         for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
-    uses_llm = any(getattr(e, "engine", "rules") not in ("rules", "none")
-                   for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
-    runner = CallRunner(store, engines, needs_recent_calls=needs_history, exclusive=uses_llm)
+    exclusive = any(getattr(e, "engine", "rules") not in ("rules", "none")
+                    for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
+    runner = CallRunner(store, engines, needs_recent_calls=needs_history, exclusive=exclusive)
     ctx = GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
     @contextlib.asynccontextmanager
@@ -68,6 +69,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await close_engines(engines)
             await store.close()
 
     app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
@@ -116,6 +118,11 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(VersionConflict)
     async def _conflict(request: Request, exc: VersionConflict) -> Response:
         return problem_response(409, "State conflict", f"{exc}; retry the request", "version-conflict")
+
+    @app.exception_handler(JudgeFailure)
+    async def _judge_failed(request: Request, exc: JudgeFailure) -> Response:
+        return problem_response(502, "Judge failed", f"no verdict could be produced: {exc}", "judge-failed",
+                                retryable=True)
 
     @app.exception_handler(UnsatisfiableSchema)
     async def _unsatisfiable(request: Request, exc: UnsatisfiableSchema) -> Response:

@@ -13,8 +13,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gecko.app import SETTINGS_ENV
-from gecko.pipeline.engines import EngineConfigError, build_engines
-from gecko.toolkits.loader import ToolkitLoadError, load_toolkits
+from gecko.pipeline.engines import build_engines
+from gecko.toolkits.loader import load_toolkits
 from utils.settings import Settings
 
 log = logging.getLogger("gecko")
@@ -41,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", type=Path, help="where the session DB and caches live")
     p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 1 MiB)")
     p.add_argument("--log-level", help="critical | error | warning | info | debug | trace")
+    p.add_argument("--no-cache", dest="llm_cache", action="store_false", default=None,
+                   help="do not read or write the LLM reply cache")
+    p.add_argument("--llm-timeout", dest="llm_timeout_s", type=float, help="seconds per LLM request (default 60)")
+    p.add_argument("--llm-max-attempts", type=int, help="attempts per LLM request (default 4)")
+    p.add_argument("--llm-http-backend", choices=["auto", "aiohttp", "httpx", "raw"],
+                   help="HTTP stack under the LLM client (default auto)")
     p.add_argument("--strict-validation", action="store_true", default=None,
                    help="run openapi-spec-validator on every document, however large (slow on big specs)")
     p.add_argument("--check", action="store_true",
@@ -66,10 +72,10 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     started = time.perf_counter()
     try:
-        build_engines(settings)
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
                                  cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
-    except (ToolkitLoadError, EngineConfigError, ValueError) as exc:
+        build_engines(settings, registry)
+    except Exception as exc:  # noqa: BLE001 - every start-up problem becomes one readable line, exit 2
         print(f"gecko: cannot start: {exc}", file=sys.stderr)
         return 2
     log.info("loaded %d toolkits (%d tools) in %.2fs", len(registry.toolkits), registry.tool_count,

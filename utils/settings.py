@@ -58,6 +58,18 @@ class Settings(BaseSettings):
     """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
     history_limit: int = Field(1000, ge=0)
     """Calls kept in a session's history (oldest dropped first)."""
+    llm_cache: bool = True
+    """Content-addressed cache of LLM replies (temperature 0 only); `--no-cache` disables it."""
+    llm_cache_path: Path | None = None
+    """SQLite file of the LLM cache (default `state_dir/llm_cache.db`)."""
+    llm_timeout_s: float = Field(60.0, gt=0)
+    """Timeout of one LLM request; timeouts are retried, then reported as infrastructure failures."""
+    llm_max_attempts: int = Field(4, ge=1, le=20)
+    """Attempts per LLM request (429/5xx/timeouts/connection errors are retried with back-off)."""
+    llm_max_concurrency: int = Field(256, ge=1)
+    """Concurrent LLM requests per worker and endpoint."""
+    llm_http_backend: Literal["auto", "aiohttp", "httpx", "raw"] = "auto"
+    """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
     gecko_url: str = ""
     """Base URL runners use to reach Gecko; defaults to http://{host}:{port}."""
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
 from gecko.api.deps import ContextDep
+from gecko.pipeline.engines import llm_metrics_text
 
 router = APIRouter(tags=["health"])
 
@@ -53,4 +54,4 @@ async def metrics(ctx: ContextDep) -> str:
         "# TYPE gecko_tools gauge",
         f"gecko_tools {ctx.registry.tool_count}",
     ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + llm_metrics_text(ctx.engines)

@@ -18,7 +18,7 @@ from gecko.api.models import (
 )
 from gecko.api.problems import ProblemError, not_found
 from gecko.pipeline.runner import compact_call
-from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
+from gecko.pipeline.stages import ChecklistItem, JudgeInput
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.service import create_session, fork_session, mutate_session
 from utils.jsonutil import content_hash
@@ -78,6 +78,16 @@ async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query
     if snapshot is None:
         raise not_found(f"no snapshot of version {version} (current version {record.version})", kind="unknown-version")
     return {"session_id": session_id, "version": version, "state": snapshot}
+
+
+@router.get("/{session_id}/usage")
+async def usage(session_id: str, ctx: ContextDep) -> dict[str, Any]:
+    """LLM usage of the session per role and model: calls, tokens, latency, cache hits, cost."""
+    from utils.llm.usage import UsageAggregator
+
+    await load(ctx, session_id)
+    records = [r for entry in await ctx.store.history(session_id, 100000, 0) for r in entry.get("usage") or []]
+    return {"session_id": session_id, **UsageAggregator(records).summary()}
 
 
 @router.post("/{session_id}/fork", status_code=201, response_model=SessionPublic)
@@ -150,11 +160,7 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
     calls = [compact_call(e) for e in entries if not str(e.get("tool", "")).startswith("#")]
     data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
                       agent_response=body.agent_response, tools=_tools_of(ctx, calls))
-    try:
-        result = await ctx.engines.judge.judge(data)
-    except JudgeFailure as exc:
-        raise ProblemError(502, "Judge failed", f"the judge could not produce a verdict: {exc}", "judge-failed",
-                           retryable=True) from exc
+    result = await ctx.engines.judge.judge(data)  # JudgeFailure → 502 problem (app error handler)
     return JudgePublic(
         success=result.success,
         items=[{"id": i.id, "description": i.description, "status": i.status, "reasoning": i.reasoning}

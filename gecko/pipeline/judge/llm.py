@@ -72,7 +72,7 @@ class LLMTaskJudge:
                  max_tokens: int | None = 4096, max_section_chars: int = 60_000) -> None:
         client.spec(model)
         self.engine = model
-        self._client = client
+        self.client = client
         folder = prompts_dir or PROMPTS_DIR
         self._checklist_prompt = load_prompt(folder / "checklist.md")
         self._judge_prompt = load_prompt(folder / "judge.md")
@@ -90,7 +90,7 @@ class LLMTaskJudge:
             (sm.SECTION_TASK, task), (sm.SECTION_PREVIOUS_TASKS, previous_tasks), (sm.SECTION_TOOLS, tools),
         ])
         try:
-            result = await self._client.structured(
+            result = await self.client.structured(
                 self.engine, messages, ChecklistOutput, role="checklist", name=sm.schema_name(sm.CHECKLIST),
                 prompt_version=self._checklist_prompt.version, usage=usage, max_tokens=self._max_tokens,
             )
@@ -120,7 +120,7 @@ class LLMTaskJudge:
         if not data.checklist:
             raise JudgeFailure("the checklist is empty: nothing to judge")
         try:
-            result = await self._client.structured(
+            result = await self.client.structured(
                 self.engine, self.messages(data), JudgeOutput, role="judge", name=sm.schema_name(sm.JUDGE),
                 extra_check=_coverage_check(data.checklist), prompt_version=self._judge_prompt.version,
                 usage=data.usage, max_tokens=self._max_tokens,

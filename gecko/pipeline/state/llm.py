@@ -102,12 +102,15 @@ class LLMStateUpdater:
         max_section_chars: JSON size above which a response is truncated in the prompt.
     """
 
+    deferred = True
+    """The runner applies this updater after the response is sent (off the critical path)."""
+
     def __init__(self, client: LLMClient, model: str, fallback: StateUpdater, *,
                  toolkit_info: Mapping[str, Any] | None = None, prompts_dir: Path | None = None,
                  max_tokens: int | None = 4096, max_section_chars: int = 20_000) -> None:
         client.spec(model)
         self.engine = model
-        self._client = client
+        self.client = client
         self._fallback = fallback
         self._toolkit_info = dict(toolkit_info or {})
         folder = prompts_dir or PROMPTS_DIR
@@ -128,7 +131,7 @@ class LLMStateUpdater:
                 applied["state"] = new
             return problems
 
-        result = await self._client.structured(
+        result = await self.client.structured(
             self.engine, stage_messages(stage, prompt, [(sm.SECTION_STATE, state), *sections]), PatchOutput,
             role=role, name=sm.schema_name(stage), extra_check=extra_check, prompt_version=prompt.version,
             usage=usage, max_tokens=self._max_tokens,

@@ -9,6 +9,7 @@ back once; if the body still does not fit, or the LLM is unavailable, the fallba
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from gecko.pipeline.stages import CallContext, ResponseSynthesizer, Synthesis
 from gecko.toolkits.model import Operation
 from utils.llm import LLMClient, LLMError
 from utils.llm import stage_markers as sm
+from utils.llm.client import Check
 from utils.llm.prompts import clip, inline_refs, load_prompt, stage_messages
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "response.md"
@@ -37,7 +39,7 @@ def wrap_schema(schema: dict[str, Any] | bool | None) -> dict[str, Any]:
     return wrapper
 
 
-def _body_check(operation: Operation) -> Any:
+def _body_check(operation: Operation) -> Check:
     def check(value: Any) -> tuple[Any, list[str]]:
         if not isinstance(value, dict) or "response" not in value:
             return None, ['(root): expected an object {"response": <the body>}']
@@ -49,6 +51,14 @@ def _body_check(operation: Operation) -> Any:
         return body, [f"response{''.join(f'/{p}' for p in e.absolute_path)}: {e.message}" for e in errors]
 
     return check
+
+
+@dataclass(frozen=True)
+class _OperationView:
+    tool: dict[str, Any]
+    response_schema: Any
+    wrapped: dict[str, Any]
+    check: Check
 
 
 class LLMResponseSynthesizer:
@@ -64,28 +74,40 @@ class LLMResponseSynthesizer:
         max_section_chars: JSON size above which the state or a recent response is truncated in the prompt.
     """
 
+    needs_recent_calls = True
+    """Tells the runner to load the session's last calls into `CallContext.recent_calls`."""
+
     def __init__(self, client: LLMClient, model: str, fallback: ResponseSynthesizer, *,
                  prompt_path: Path | None = None, max_tokens: int | None = 4096, recent_calls: int = 5,
                  max_section_chars: int = 60_000) -> None:
         client.spec(model)
         self.engine = model
-        self._client = client
+        self.client = client
         self._fallback = fallback
         self._prompt = load_prompt(prompt_path or PROMPT_PATH)
         self._max_tokens = max_tokens
         self._recent = recent_calls
         self._max_chars = max_section_chars
+        self._views: dict[str, _OperationView] = {}
+        """Prompt view, output schema and check of each operation, built once per process."""
 
     def messages(self, ctx: CallContext) -> list[dict[str, str]]:
         """The request for one call."""
         op = ctx.operation
-        tool = {"toolkit": op.toolkit, "name": op.operation_id, "method": op.method.upper(), "path": op.path,
-                "access": op.access, "summary": op.summary, "description": op.description,
-                "parameters": inline_refs(op.args_schema)}
+        view = self._views.get(op.tool_name)
+        if view is None:
+            view = _OperationView(
+                tool={"toolkit": op.toolkit, "name": op.operation_id, "method": op.method.upper(), "path": op.path,
+                      "access": op.access, "summary": op.summary, "description": op.description,
+                      "parameters": inline_refs(op.args_schema)},
+                response_schema=inline_refs(op.response_schema) if op.response_schema is not None else {},
+                wrapped=wrap_schema(op.response_schema), check=_body_check(op),
+            )
+            self._views[op.tool_name] = view
         recent = [clip(call, self._max_chars // 10) for call in ctx.recent_calls[-self._recent:]] if self._recent else []
         return stage_messages(sm.RESPONSE, self._prompt, [
-            (sm.SECTION_TOOL, tool),
-            (sm.SECTION_RESPONSE_SCHEMA, inline_refs(op.response_schema) if op.response_schema is not None else {}),
+            (sm.SECTION_TOOL, view.tool),
+            (sm.SECTION_RESPONSE_SCHEMA, view.response_schema),
             (sm.SECTION_STATE, clip(ctx.state, self._max_chars)),
             (sm.SECTION_RECENT_CALLS, recent),
             (sm.SECTION_ARGUMENTS, ctx.arguments),
@@ -93,11 +115,12 @@ class LLMResponseSynthesizer:
 
     async def synthesize(self, ctx: CallContext) -> Synthesis:
         """A body that validates against the response schema (from the LLM, else from the fallback)."""
-        op = ctx.operation
+        messages = self.messages(ctx)
+        view = self._views[ctx.operation.tool_name]
         try:
-            result = await self._client.structured_json(
-                self.engine, self.messages(ctx), wrap_schema(op.response_schema), role="responder",
-                name=sm.schema_name(sm.RESPONSE), check=_body_check(op), prompt_version=self._prompt.version,
+            result = await self.client.structured_json(
+                self.engine, messages, view.wrapped, role="responder",
+                name=sm.schema_name(sm.RESPONSE), check=view.check, prompt_version=self._prompt.version,
                 usage=ctx.usage, max_tokens=self._max_tokens,
             )
         except LLMError as exc:

@@ -72,21 +72,26 @@ class LLMSemanticValidator:
                  max_tokens: int | None = 1024) -> None:
         client.spec(model)
         self.engine = model
-        self._client = client
+        self.client = client
         self._prompt = load_prompt(prompt_path or PROMPT_PATH)
         self._max_tokens = max_tokens
+        self._tools: dict[str, dict[str, Any]] = {}
+        """Prompt view of each operation, built once (operations live as long as the process)."""
 
     def messages(self, ctx: CallContext) -> list[dict[str, str]]:
         """The request for one call (public for tests and prompt inspection)."""
         op = ctx.operation
-        tool = {"name": op.operation_id, "toolkit": op.toolkit, "summary": op.summary,
-                "description": op.description, "parameters": soft_schema(inline_refs(op.args_schema))}
+        tool = self._tools.get(op.tool_name)
+        if tool is None:
+            tool = {"name": op.operation_id, "toolkit": op.toolkit, "summary": op.summary,
+                    "description": op.description, "parameters": soft_schema(inline_refs(op.args_schema))}
+            self._tools[op.tool_name] = tool
         return stage_messages(sm.SEMANTIC, self._prompt, [(sm.SECTION_TOOL, tool), (sm.SECTION_ARGUMENTS, ctx.arguments)])
 
     async def check(self, ctx: CallContext) -> SemanticVerdict:
         """Valid, invalid with errors, or unchecked with the reason."""
         try:
-            result = await self._client.structured(
+            result = await self.client.structured(
                 self.engine, self.messages(ctx), SemanticOutput, role="validator", name=sm.schema_name(sm.SEMANTIC),
                 prompt_version=self._prompt.version, usage=ctx.usage, max_tokens=self._max_tokens,
             )
