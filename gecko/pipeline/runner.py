@@ -1,6 +1,7 @@
 """Run one tool call against a session: the order of stages, serialisation, and the history entry.
 
-Critical path: syntactic validation → semantic check (optional LLM) → response synthesis. The state
+Critical path: syntactic validation → semantic check (optional LLM) and response synthesis, run
+concurrently (a rejected call discards the response). The state
 update runs inline for the rules reducer; an updater that sets `deferred = True` (the LLM one) runs
 after the response is sent, in a background task that keeps holding the session, so the session's
 next call still sees the updated state.
@@ -180,21 +181,28 @@ class CallRunner:
         usage: list[dict[str, Any]] = []
         ctx = CallContext(session_id, operation, arguments, state, recent, config, usage)
 
+        # The semantic check and the response are independent: run them together, so the critical path
+        # costs one LLM round trip; a rejected call discards its response.
+        t = time.perf_counter()
+        synthesis_task = asyncio.create_task(self.engines.synthesizer.synthesize(ctx))
         verdict = SemanticVerdict("skipped", reason="no semantic validator configured")
         if self.engines.semantic is not None:
-            t = time.perf_counter()
-            verdict = await self.engines.semantic.check(ctx)
+            try:
+                verdict = await self.engines.semantic.check(ctx)
+            except BaseException:
+                synthesis_task.cancel()
+                raise
             timings["semantic"] = _ms(t)
         validation = {"syntactic": "valid", "semantic": verdict.outcome}
         if verdict.reason:
             validation["semantic_reason"] = verdict.reason
         if verdict.outcome == "invalid":
+            synthesis_task.cancel()
             errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"} for m in verdict.errors]
             entry.update(status=422, errors=errors, validation=validation, timings_ms=timings, usage=usage)
             return CallOutcome(422, None, semantic=verdict), Commit(history=entry), None
 
-        t = time.perf_counter()
-        synthesis = await self.engines.synthesizer.synthesize(ctx)
+        synthesis = await synthesis_task
         body, fallback = synthesis.body, synthesis.fallback
         if not operation.response_is_valid(body):
             body = synthesize_rules(operation, arguments, content_hash(session_id, operation.tool_name, arguments))
