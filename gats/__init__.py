@@ -1,1 +1,29 @@
-"""gats package."""
+"""GATS: grounding agent test-time scaling. Algorithm 1 per user turn, independent of any benchmark.
+
+Public API: `run_turn` (the loop), its data (`GatsConfig`, `TurnInput`, `TurnResult`, `AttemptRecord`,
+`Verdict`, `Objective`), the pure decisions (`attempt_status`, `should_stop`, `best_attempt`, `turn_status`),
+the feedback builder, and the `Sandbox` port the loop runs against.
+"""
+
+from gats.feedback import build_feedback, load_feedback_prompt, remaining_objectives
+from gats.loop import run_attempt, run_turn, verdict_from
+from gats.model import (
+    AttemptLatency,
+    AttemptRecord,
+    AttemptStatus,
+    GatsConfig,
+    Objective,
+    TurnInput,
+    TurnResult,
+    TurnStatus,
+    Verdict,
+)
+from gats.ports import Sandbox
+from gats.select import attempt_status, best_attempt, should_stop, turn_status
+
+__all__ = [
+    "AttemptLatency", "AttemptRecord", "AttemptStatus", "GatsConfig", "Objective", "Sandbox", "TurnInput",
+    "TurnResult", "TurnStatus", "Verdict", "attempt_status", "best_attempt", "build_feedback",
+    "load_feedback_prompt", "remaining_objectives", "run_attempt", "run_turn", "should_stop", "turn_status",
+    "verdict_from",
+]

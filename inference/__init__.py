@@ -1,1 +1,5 @@
-"""Client side of Gecko: agents, the Gecko HTTP client, real-tool bridges and the judge client."""
+"""Client side of Gecko: agents (`inference.agents`), the Gecko HTTP client (`inference.gecko`), the tool
+catalog and the one tool-call path (`inference.tools`), and real-tool backends (`inference.real_tools`).
+
+Layering: imports `utils` only; talks to Gecko over HTTP. `gats` and `benchmarks` build on it.
+"""

@@ -1,28 +1,81 @@
 #!/usr/bin/env python3
-"""`make demo`: a short offline end-to-end run of Gecko on the bundled example toolkits.
+"""`make demo`: a short offline end-to-end run of Gecko, then of GATS on BFCL.
 
-Starts the server (rules engines, no key, no network), creates a session, makes a valid call, an
-invalid one (422 problem+json), a read, shows the state and history, and stops the server.
+Part 1: starts the server on the bundled example toolkits (rules engines, no key, no network), creates a
+session, makes a valid call, an invalid one (422 problem+json), a read, shows the state and history.
+
+Part 2: starts Gecko (rules, `--state-model none`) on the BFCL single-turn toolkits of the first 20
+simple_python tasks, runs `run_bfcl_single.py --category simple_python --num-tasks 20` with the scripted
+noisy agent (seeded errors, no model) at `--max-retries 0` (no GATS) and `--max-retries 2`, and prints
+both accuracies (official checker) and what GATS fixed.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from utils.paths import EXAMPLE_TOOLKITS_DIR  # noqa: E402
+from utils.paths import DATA_DIR, EXAMPLE_TOOLKITS_DIR, REPO_ROOT  # noqa: E402
 from utils.procs import gecko_server  # noqa: E402
+
+BFCL_TOOLKITS = DATA_DIR / "bfcl" / "openapi" / "single_turn"
+DEMO_TASKS = 20
 
 
 def show(title: str, response: httpx.Response) -> None:
     print(f"\n--- {title}: HTTP {response.status_code}")
     print(json.dumps(response.json(), indent=2)[:1500])
+
+
+def _bfcl_run(url: str, output: Path, retries: int) -> dict:
+    cmd = [sys.executable, str(REPO_ROOT / "run_bfcl_single.py"), "--category", "simple_python",
+           "--num-tasks", str(DEMO_TASKS), "--model", "scripted-noisy", "--max-retries", str(retries),
+           "--gecko-url", url, "--output-dir", str(output), "--no-progress"]
+    print("$ " + " ".join(cmd[1:]))
+    subprocess.run(cmd, check=True, cwd=REPO_ROOT, stdout=subprocess.DEVNULL)
+    run_dir = next((output / "runs" / "scripted-noisy").iterdir())
+    summary = json.loads((run_dir / "summary.json").read_text())["categories"][0]
+    traces = [json.loads(line) for line in (run_dir / "traces_simple_python.jsonl").read_text().splitlines()]
+    return {"accuracy": summary["accuracy"], "traces": sorted(traces, key=lambda t: int(t["id"].rsplit("_", 1)[1]))}
+
+
+def bfcl_demo() -> None:
+    """Part 2: GATS on BFCL simple_python with the scripted noisy agent."""
+    if not (BFCL_TOOLKITS / "simple_python_0.json").exists():
+        print("\nBFCL toolkits not built (make toolkits); skipping the GATS demo.")
+        return
+    print(f"\n=== GATS on BFCL simple_python (first {DEMO_TASKS} tasks, scripted-noisy agent, no model) ===")
+    with tempfile.TemporaryDirectory() as work:
+        toolkits = Path(work) / "toolkits"
+        toolkits.mkdir()
+        for index in range(DEMO_TASKS):  # only these tasks' toolkits, so Gecko starts in a second
+            shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", toolkits)
+        with gecko_server([toolkits], workers=2, state_dir=Path(work) / "state",
+                          extra=["--state-model", "none"]) as url:
+            baseline = _bfcl_run(url, Path(work) / "retries0", 0)
+            gats = _bfcl_run(url, Path(work) / "retries2", 2)
+    print(f"\naccuracy without GATS (--max-retries 0): {baseline['accuracy']:.2f}")
+    print(f"accuracy with GATS    (--max-retries 2): {gats['accuracy']:.2f}")
+    injected: Counter[str] = Counter()
+    fixed: Counter[str] = Counter()
+    print("\nwhat GATS fixed (each error named by Gecko's feedback is fixed on the retry):")
+    for trace in gats["traces"]:
+        for error in trace["agent_info"]["corruptions"]:
+            injected[error["kind"]] += 1
+            fixed[error["kind"]] += error["fixed"]
+            verdict = "fixed on retry" if error["fixed"] else "not caught: stays (no schema can see it)"
+            print(f"  {trace['id']:<18} {error['kind']:<17} {error['description'][:60]:<60} -> {verdict}; "
+                  f"attempts {len(trace['attempts'])}, {'correct' if trace['valid'] else 'wrong'}")
+    print("\nby kind: " + ", ".join(f"{kind} {fixed[kind]}/{count} fixed" for kind, count in sorted(injected.items())))
 
 
 def main() -> int:
@@ -46,7 +99,9 @@ def main() -> int:
             show("session state", client.get("/get-session-state", headers=headers))
             calls = client.get(f"/sessions/{sid}/history").json()["calls"]
             print(f"\n--- history: {len(calls)} entries: " + ", ".join(f"{c['tool']}→{c['status']}" for c in calls))
-    print("\nserver stopped; demo done.")
+    print("\nserver stopped.")
+    bfcl_demo()
+    print("\ndemo done.")
     return 0
 
 

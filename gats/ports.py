@@ -1,0 +1,43 @@
+"""What the GATS loop needs from the simulator: forks of a session, a tool backend per fork, a checklist and
+a judge. `inference.gecko.GeckoSandbox` provides it over HTTP; tests provide fakes.
+
+Implementations raise `inference.gecko.GeckoError` (or a subclass) when the simulator fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from inference.gecko.models import ChecklistReply, JudgeReply
+from inference.tools.execution import ToolBackend
+
+
+class Sandbox(Protocol):
+    """The simulator as the loop sees it."""
+
+    async def fork(self, session_id: str) -> str:
+        """A new session holding a copy of `session_id`'s state; returns its id."""
+        ...
+
+    async def delete(self, session_id: str) -> None:
+        """Drop a session (missing is fine)."""
+        ...
+
+    def backend(self, session_id: str) -> ToolBackend:
+        """The backend that runs calls in `session_id`."""
+        ...
+
+    async def checklist(self, session_id: str, task: str, previous_tasks: Sequence[str]) -> ChecklistReply:
+        """The objectives of `task`."""
+        ...
+
+    async def judge(
+        self, session_id: str, *, task: str, agent_response: str | None, checklist: Sequence[dict[str, str]] | None
+    ) -> JudgeReply:
+        """Verdict on the calls made in `session_id` and the agent's answer."""
+        ...
+
+    async def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """LLM usage of the simulator's stages for the calls of `session_id`."""
+        ...

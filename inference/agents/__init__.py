@@ -1,0 +1,31 @@
+"""Agents: the LLM planner and the scripted offline agents, all behind one interface (`Agent`)."""
+
+from inference.agents.base import (
+    Agent,
+    AgentError,
+    AgentInfrastructureError,
+    AgentRequest,
+    AgentRequestError,
+    AgentRun,
+    AgentStep,
+    RetryFeedback,
+    StopReason,
+)
+from inference.agents.llm import LLMPlannerModel, PlannerModel, PlannerReply
+from inference.agents.noise import NOISE_KINDS, SCHEMA_KINDS, Corruption, NoiseKind, plan_corruptions
+from inference.agents.planner import DEFAULT_MAX_STEPS, PlannerAgent, load_system_prompt
+from inference.agents.scripted import (
+    NOISY_NAME,
+    ORACLE_NAME,
+    ScriptedCall,
+    ScriptedNoisyAgent,
+    ScriptedOracleAgent,
+)
+
+__all__ = [
+    "DEFAULT_MAX_STEPS", "NOISE_KINDS", "NOISY_NAME", "ORACLE_NAME", "SCHEMA_KINDS", "Agent", "AgentError",
+    "AgentInfrastructureError", "AgentRequest", "AgentRequestError", "AgentRun", "AgentStep", "Corruption",
+    "LLMPlannerModel", "NoiseKind", "PlannerAgent", "PlannerModel", "PlannerReply", "RetryFeedback",
+    "ScriptedCall", "ScriptedNoisyAgent", "ScriptedOracleAgent", "StopReason", "load_system_prompt",
+    "plan_corruptions",
+]

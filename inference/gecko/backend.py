@@ -1,0 +1,58 @@
+"""`GeckoToolBackend`: the executor's backend over one Gecko session (simulated tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inference.gecko.client import GeckoClient
+from inference.gecko.errors import GeckoError
+from inference.tools.catalog import ToolCatalog, ToolSpec
+from inference.tools.execution import ToolError, ToolInfrastructureError, ToolOutcome, error_content
+from utils.jsonutil import dumps_compact
+
+
+def _errors(raw: list[dict[str, Any]]) -> tuple[ToolError, ...]:
+    return tuple(ToolError(str(e.get("message", "")), str(e.get("pointer", "")), str(e.get("keyword", "")),
+                           str(e.get("source", ""))) for e in raw)
+
+
+class GeckoToolBackend:
+    """Runs calls as `POST /{toolkit}/{operationId}` in one session.
+
+    Args:
+        client: The shared Gecko client.
+        session_id: The session the calls belong to (one attempt's fork, in GATS).
+    """
+
+    def __init__(self, client: GeckoClient, session_id: str) -> None:
+        self.client = client
+        self.session_id = session_id
+
+    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call the tool; 422 and other refusals of the call come back as outcomes the agent can read.
+
+        Raises:
+            ToolInfrastructureError: Gecko failed or the session is gone (the `GeckoError` is its cause).
+        """
+        try:
+            response = await self.client.call_tool(self.session_id, tool.toolkit, tool.operation_id, arguments)
+        except GeckoError as exc:
+            raise ToolInfrastructureError(str(exc)) from exc
+        if response.ok:
+            return ToolOutcome(True, dumps_compact(response.body), body=response.body, status=200)
+        errors = _errors(response.errors)
+        title = str(response.body.get("title", "Error")) if isinstance(response.body, dict) else "Error"
+        kind = "invalid_arguments" if response.status == 422 else (
+            "unknown_tool" if response.status == 404 else "rejected")
+        return ToolOutcome(False, error_content(title, response.detail, errors), body=response.body,
+                           status=response.status, error_kind=kind, errors=errors)
+
+
+async def fetch_catalog(client: GeckoClient, toolkits: list[str]) -> ToolCatalog:
+    """The catalog of the given toolkits, from `GET /toolkits/{name}` each.
+
+    Raises:
+        GeckoNotFoundError: Gecko does not serve one of the toolkits.
+        GeckoUnavailableError: Gecko failed.
+    """
+    return ToolCatalog.from_toolkits([await client.toolkit(name) for name in toolkits])

@@ -1,0 +1,74 @@
+"""An aiohttp connection layer under the Gecko client's `httpx.AsyncClient`.
+
+httpcore's pool costs about 3 ms of CPU per request at a few dozen open connections (it scans the pool on
+every request), which on a 2-core machine takes CPU from Gecko itself during a sweep. With aiohttp
+installed, `GeckoClient` plugs this transport in: httpx still builds requests and responses and keeps its
+exception classes (aiohttp's are mapped to httpx's); only the sockets change. Same idea as
+`utils.llm.http_aiohttp`, for the `httpx` package the Gecko client uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+
+_DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+"""aiohttp has already decoded and de-chunked the body, so these no longer describe it."""
+
+
+def aiohttp_available() -> bool:
+    """Whether aiohttp can be imported."""
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class AiohttpTransport(httpx.AsyncBaseTransport):
+    """httpx transport backed by one `aiohttp.ClientSession` (created lazily in the running loop).
+
+    Args:
+        max_connections: connection limit (per host and in total).
+    """
+
+    def __init__(self, max_connections: int = 64) -> None:
+        self._max_connections = max_connections
+        self._session: Any = None
+
+    def _get_session(self) -> Any:
+        if self._session is None or self._session.closed:
+            import aiohttp
+
+            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections)
+            self._session = aiohttp.ClientSession(connector=connector, auto_decompress=True)
+        return self._session
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        import aiohttp
+
+        timeouts = request.extensions.get("timeout") or {}
+        timeout = aiohttp.ClientTimeout(total=None, connect=timeouts.get("connect"), sock_read=timeouts.get("read"))
+        body = await request.aread()
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
+        try:
+            async with self._get_session().request(
+                request.method, str(request.url), headers=headers, data=body or None, timeout=timeout,
+                allow_redirects=False,
+            ) as response:
+                content = await response.read()
+                out_headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _DROP]
+                return httpx.Response(response.status, headers=out_headers, content=content, request=request)
+        except (asyncio.TimeoutError, aiohttp.ServerTimeoutError) as exc:
+            raise httpx.ReadTimeout(f"timed out: {exc}", request=request) from exc
+        except aiohttp.ClientConnectorError as exc:
+            raise httpx.ConnectError(str(exc), request=request) from exc
+        except aiohttp.ClientError as exc:
+            raise httpx.ReadError(f"{type(exc).__name__}: {exc}", request=request) from exc
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
