@@ -83,6 +83,9 @@ class ChecklistPublic(BaseModel):
     task: str
     items: list[ChecklistItemPublic]
     engine: str
+    cached: bool = False
+    usage: list[dict[str, Any]] = Field(default_factory=list)
+    """LLM usage records of producing this checklist (empty for the rules engine or a cached checklist)."""
 
 
 class JudgeRequest(BaseModel):
@@ -107,3 +110,5 @@ class JudgePublic(BaseModel):
     items: list[ItemVerdictPublic]
     remaining: list[str]
     engine: str
+    usage: list[dict[str, Any]] = Field(default_factory=list)
+    """LLM usage records of this verdict (and of a checklist made for it)."""

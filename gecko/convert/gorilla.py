@@ -14,7 +14,7 @@ BFCL function docs use Python-flavoured type names. The mapping:
 | any      | no `type` keyword: any JSON value              |
 
 JSON Schema type names (`object`, `number`, `null`, …) pass through. Everything else is kept as
-declared: `description`, `default` (even when it does not fit the type: BFCL writes `"false"` for
+declared: a parameter whose default is `None` also accepts `null`; `description`, `default` (even when it does not fit the type: BFCL writes `"false"` for
 booleans), `enum`, `format`, bounds. Two repairs keep a declaration satisfiable:
 
 - an `enum` whose members do not fit the declared type (BFCL has booleans with
@@ -116,6 +116,19 @@ def gorilla_schema(node: Any, where: str, *, close_objects: bool) -> dict[str, A
     if close_objects and kind == "object" and out.get("properties") and "additionalProperties" not in out:
         if set(out.get("required", [])) <= set(out["properties"]):
             out["additionalProperties"] = False
+    if "default" in node and node["default"] is None:
+        out = _nullable(out)
+    return out
+
+
+def _nullable(out: dict[str, Any]) -> dict[str, Any]:
+    """A parameter whose declared default is `None` also accepts `null` (Python's `x: str = None`)."""
+    if isinstance(out.get("type"), str) and out["type"] != "null":
+        out = {**out, "type": [out["type"], "null"]}
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    elif isinstance(out.get("anyOf"), list) and {"type": "null"} not in out["anyOf"]:
+        out = {**out, "anyOf": [*out["anyOf"], {"type": "null"}]}
     return out
 
 

@@ -68,8 +68,7 @@ class SqliteStore(SessionStore):
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self.path)
-            conn.execute("PRAGMA busy_timeout=30000")  # readers: rare waits during WAL recovery
+            conn = connect(self.path, busy_timeout_ms=30000)  # readers: rare waits during WAL recovery
             self._local.conn = conn
             with self._guard:
                 self._connections.append(conn)
@@ -93,7 +92,7 @@ class SqliteStore(SessionStore):
         self._lock_fd = os.open(f"{self.path}.locks", os.O_RDWR | os.O_CREAT, 0o600)
 
     def _create_tables(self) -> None:
-        conn = connect(self.path)
+        conn = connect(self.path, busy_timeout_ms=30000)
         try:
             for _ in range(200):  # another worker may be creating the same tables
                 try:

@@ -121,20 +121,20 @@ async def checklist(session_id: str, request: Request, ctx: ContextDep) -> Check
     body = await parse_body(request, ChecklistRequest)
     key = content_hash(body.task, body.previous_tasks)
     produced: dict[str, Any] = {}
+    usage: list[dict[str, Any]] = []
 
     async def change(record: SessionRecord) -> Commit:
         cached = record.checklists.get(key)
         if cached is not None:
-            produced.update(cached)
+            produced.update(cached, cached=True)
             return Commit(checklists={**record.checklists, "_last": key})
-        usage: list[dict[str, Any]] = []
         items = await ctx.engines.judge.checklist(body.task, body.previous_tasks, [], usage)
         produced.update(task=body.task, items=[{"id": i.id, "description": i.description} for i in items],
                         engine=ctx.engines.judge.engine)
         return Commit(checklists={**record.checklists, key: dict(produced), "_last": key})
 
     await mutate_session(ctx.store, session_id, change)
-    return ChecklistPublic(**produced)
+    return ChecklistPublic(**produced, usage=usage)
 
 
 @router.post("/{session_id}/judge", response_model=JudgePublic)
@@ -147,23 +147,24 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
     if not task:
         raise ProblemError(422, "No task", "give `task` or create a checklist first with POST "
                            f"/sessions/{session_id}/checklist", "missing-task")
+    usage: list[dict[str, Any]] = []
     if body.checklist is not None:
         items = [ChecklistItem(i.id, i.description) for i in body.checklist]
     else:
         cached = record.checklists.get(content_hash(task, []), last if last.get("task") == task else {})
         items = [ChecklistItem(i["id"], i["description"]) for i in cached.get("items", [])]
         if not items:
-            items = await ctx.engines.judge.checklist(task, [], [], [])
+            items = await ctx.engines.judge.checklist(task, [], [], usage)
     entries = await ctx.store.history(session_id, 100000, 0)
     if body.since_version is not None:
         entries = [e for e in entries if e.get("state_version", 0) > body.since_version]
     calls = [compact_call(e) for e in entries if not str(e.get("tool", "")).startswith("#")]
     data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
-                      agent_response=body.agent_response, tools=_tools_of(ctx, calls))
+                      agent_response=body.agent_response, tools=_tools_of(ctx, calls), usage=usage)
     result = await ctx.engines.judge.judge(data)  # JudgeFailure → 502 problem (app error handler)
     return JudgePublic(
         success=result.success,
         items=[{"id": i.id, "description": i.description, "status": i.status, "reasoning": i.reasoning}
                for i in result.items],
-        remaining=result.remaining, engine=result.engine,
+        remaining=result.remaining, engine=result.engine, usage=usage,
     )
