@@ -1,0 +1,84 @@
+"""Build the participants of one conversation from a `RunConfig`: agent, user, GATS rollout agent.
+
+Scripted choices (offline): agent `scripted-oracle` (gold actions, then the required info) or
+`scripted-noop`; user `scripted`. Anything else is a model name for `utils.llm`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from benchmarks.taubench.environment import DomainRuntime
+from benchmarks.taubench.llm_agent import LLMAgent
+from benchmarks.taubench.llm_chat import prompt, render
+from benchmarks.taubench.llm_user import LLMUser
+from benchmarks.taubench.messages import AssistantMessage, Message
+from benchmarks.taubench.run_config import SCRIPTED_NOOP, SCRIPTED_ORACLE, SCRIPTED_USER, RunConfig
+from benchmarks.taubench.scripted import ScriptedUser, noop_agent, oracle_agent
+from benchmarks.taubench.tasks import Task
+from inference.agents import Agent as RolloutAgent
+from inference.agents import LLMPlannerModel, PlannerAgent, ScriptedCall, ScriptedOracleAgent
+from inference.tools import ToolCatalog
+from utils.llm import LLMClient, Prompt
+
+
+class TimedAgent:
+    """Bounds every reply of an agent to `timeout` seconds (`--agent-timeout`); passes references on."""
+
+    def __init__(self, inner: Any, timeout: float) -> None:
+        self.inner = inner
+        self.timeout = timeout
+        self.accepts_reference = getattr(inner, "accepts_reference", False)
+
+    async def generate(self, history: Sequence[Message], reference: Optional[str] = None) -> AssistantMessage:
+        """The inner agent's reply, or `asyncio.TimeoutError` (the run ends as `timeout`)."""
+        call = self.inner.generate(history, reference) if self.accepts_reference else self.inner.generate(history)
+        return await asyncio.wait_for(call, self.timeout)
+
+
+def build_agent(config: RunConfig, task: Task, runtime: DomainRuntime, catalog: ToolCatalog,
+                client: Optional[LLMClient], seed: int) -> Any:
+    """The real agent of one conversation."""
+    if config.agent_llm == SCRIPTED_ORACLE:
+        return oracle_agent(task)
+    if config.agent_llm == SCRIPTED_NOOP:
+        return noop_agent()
+    assert client is not None
+    return LLMAgent(client, config.agent_llm, runtime.policy, catalog, seed=seed)
+
+
+def build_user(config: RunConfig, task: Task, guidelines: str, client: Optional[LLMClient], seed: int) -> Any:
+    """The simulated customer of one conversation."""
+    if config.user_llm == SCRIPTED_USER:
+        return ScriptedUser.from_task(task)
+    assert client is not None
+    return LLMUser(client, config.user_llm, guidelines, task, seed=seed)
+
+
+def _gold_script(task: Task) -> list[ScriptedCall]:
+    actions = (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []
+    return [ScriptedCall(a.name, dict(a.arguments)) for a in actions if a.requestor == "assistant"]
+
+
+def rollout_factory(config: RunConfig, task: Task, runtime: DomainRuntime, client: Optional[LLMClient]) -> Any:
+    """Builds the GATS rehearsal agent of a turn, given the conversation so far.
+
+    LLM agents rehearse with the same model and system prompt as the real agent. The scripted oracle is
+    an offline fixture: it rehearses its own remaining gold calls (its calls reach Gecko as tool calls;
+    no grading criterion reaches a checklist, judge or agent prompt).
+    """
+    if config.agent_llm == SCRIPTED_ORACLE:
+        script = _gold_script(task)
+
+        def oracle(history: Sequence[Message]) -> RolloutAgent:
+            done = sum(len(m.tool_calls or []) for m in history if isinstance(m, AssistantMessage))
+            return ScriptedOracleAgent(script[done:])
+        return oracle
+    if config.agent_llm == SCRIPTED_NOOP:
+        return lambda history: ScriptedOracleAgent([])
+    assert client is not None
+    template = prompt("agent_system")
+    system = Prompt(template.name, template.version, render(template, policy=runtime.policy))
+    return lambda history: PlannerAgent(LLMPlannerModel(client, config.agent_llm), system_prompt=system)

@@ -1,0 +1,78 @@
+"""The agent's tool definitions for tau2 and a tool backend over a live `Environment`.
+
+Definitions come from the mock toolkit document `data/taubench/openapi/mock/<domain>.json` (the same
+descriptions and argument schemas Gecko serves), with local `$ref`s inlined, limited to the tools of the
+task set. The catalog's `toolkit` is the domain name, so the same catalog drives Gecko (`POST
+/<domain>/<tool>`) and the real environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks.taubench.environment import DomainRuntime, Environment
+from inference.tools import ToolCatalog, ToolError, ToolOutcome, ToolSpec
+
+MOCK_DIR = Path(__file__).resolve().parents[2] / "data" / "taubench" / "openapi" / "mock"
+
+
+def _inline(node: Any, document: Mapping[str, Any], depth: int = 0) -> Any:
+    if depth > 32:
+        raise ValueError("$ref nesting too deep")
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target: Any = document
+            for part in ref[2:].split("/"):
+                target = target[part]
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return {**_inline(target, document, depth + 1), **_inline(rest, document, depth + 1)}
+        return {k: _inline(v, document, depth + 1) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, document, depth + 1) for v in node]
+    return node
+
+
+def load_catalog(runtime: DomainRuntime, mock_dir: Path = MOCK_DIR) -> ToolCatalog:
+    """The domain's tools as the agent sees them (task-set tools only, sorted by name).
+
+    Raises:
+        FileNotFoundError: the mock toolkit was not built (`python -m benchmarks.taubench.toolkits`).
+        KeyError: a tool of the runtime is missing from the document.
+    """
+    document = json.loads((mock_dir / f"{runtime.name}.json").read_text())
+    operations = {op["operationId"]: op for item in document["paths"].values() for op in item.values()}
+    tools = []
+    for name in runtime.tool_names():
+        op = operations[name]
+        schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+        tools.append({
+            "name": name, "description": op.get("description") or op.get("summary") or "",
+            "arguments_schema": _inline(schema or {"type": "object", "properties": {}}, document),
+            "access": runtime.kind(name),
+        })
+    return ToolCatalog.from_toolkits([{"name": runtime.name, "tools": tools}])
+
+
+class EnvironmentBackend:
+    """`inference.tools.ToolBackend` over one tau2 `Environment` (its tools, its live DB).
+
+    Args:
+        environment: the environment the calls mutate (a scratch fork in GATS rollouts).
+    """
+
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+
+    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        """Execute on the environment; a tool error is an outcome (`tool_error`), never an exception."""
+        outcome = self.environment.execute(tool.original_name, arguments)
+        await asyncio.sleep(0)  # let other conversations run between calls
+        if outcome.error:
+            return ToolOutcome(False, outcome.content, body=outcome.content, error_kind="tool_error",
+                               errors=(ToolError(outcome.content, source="real"),))
+        return ToolOutcome(True, outcome.content, body=outcome.json())

@@ -1,0 +1,104 @@
+"""Build Gecko's mock toolkits for tau2 from our tool kits: `data/taubench/openapi/mock/<domain>.json`.
+
+The tools' signatures and docstrings become the operations (request schemas, descriptions), their
+return types the response schemas, and their declared kinds `x-gecko-access`. This is the only
+module of `benchmarks.taubench` that imports `gecko` (the converter), and only when it runs.
+
+Usage:
+    .venv/bin/python -m benchmarks.taubench.toolkits            # writes both documents
+    .venv/bin/python -m benchmarks.taubench.toolkits --check    # fails if they are out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.taubench.domains import DOMAINS, get_domain
+from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
+from benchmarks.taubench.tasks import TaskSet
+
+MOCK_DIR = Path(__file__).resolve().parents[2] / "data" / "taubench" / "openapi" / "mock"
+TITLES = {"airline": "tau2 Airline Tools", "retail": "tau2 Retail Tools"}
+DESCRIPTIONS = {
+    "airline": "Customer-service tools of the tau2-bench airline domain: users, reservations and flights.",
+    "retail": "Customer-service tools of the tau2-bench retail domain: users, orders and products.",
+}
+
+
+def build_openapi(domain: str, task_set: TaskSet = DEFAULT_TASK_SET, store: DataStore | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of a domain's tools.
+
+    Args:
+        domain: `airline` or `retail`.
+        task_set: which tool list (retail v1 has `get_item_details`).
+        store: data store used to record the data version (a new one if None).
+
+    Returns:
+        The document, validated by the converter.
+    """
+    from gecko.convert import from_callables
+
+    spec = get_domain(domain)
+    toolkit = spec.toolkit(None, task_set)  # signatures and docstrings only: no DB needed
+    access = {name: toolkit.kind(name) for name in toolkit.names()}
+    store = store or DataStore()
+    return from_callables(
+        toolkit.callables(),
+        title=TITLES[domain],
+        description=DESCRIPTIONS[domain],
+        access=access,
+        info_extensions={
+            "x-taubench": {"domain": domain, "task_set": task_set, "data_version": store.data_version(domain, task_set)}
+        },
+    )
+
+
+def write_openapi(out_dir: Path = MOCK_DIR, task_set: TaskSet = DEFAULT_TASK_SET) -> list[Path]:
+    """Write `<domain>.json` for every domain; returns the paths written."""
+    from gecko.convert import write_document
+
+    store = DataStore()
+    paths = []
+    for domain in DOMAINS:
+        path = out_dir / f"{domain}.json"
+        write_document(build_openapi(domain, task_set, store), path)
+        paths.append(path)
+    return paths
+
+
+def stale_documents(out_dir: Path = MOCK_DIR, task_set: TaskSet = DEFAULT_TASK_SET) -> list[Path]:
+    """Documents under `out_dir` that differ from what `write_openapi` would write."""
+    from gecko.convert import dump_document
+
+    store = DataStore()
+    stale = []
+    for domain in DOMAINS:
+        path = out_dir / f"{domain}.json"
+        expected = dump_document(build_openapi(domain, task_set, store))
+        if not path.exists() or path.read_text(encoding="utf-8") != expected:
+            stale.append(path)
+    return stale
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build the tau2 mock toolkits (OpenAPI) from the tool kits.")
+    parser.add_argument("--out-dir", type=Path, default=MOCK_DIR)
+    parser.add_argument("--task-set", choices=("v1", "v0"), default=DEFAULT_TASK_SET)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a document is missing or out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_documents(args.out_dir, args.task_set)
+        for path in stale:
+            print(f"out of date: {path}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_openapi(args.out_dir, args.task_set):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
