@@ -12,7 +12,9 @@ metrics, and rerun by `--resume`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -37,7 +39,7 @@ from benchmarks.taubench.results import (
     UserInfo,
 )
 from benchmarks.taubench.run_config import SCRIPTED_USER, RunConfig
-from benchmarks.taubench.run_output import git_commit, load_previous, summary, write_run
+from benchmarks.taubench.run_output import SUMMARY_FILE, git_commit, load_previous, summary, write_run
 from benchmarks.taubench.tasks import Task
 from benchmarks.taubench.tool_defs import load_catalog
 from gats import GatsConfig
@@ -63,6 +65,22 @@ def select_tasks(store: DataStore, config: RunConfig) -> list[Task]:
             raise KeyError(f"tasks not in {config.domain} {config.task_set} {config.split}: {', '.join(missing)}")
         tasks = [by_id[i] for i in config.task_ids]
     return tasks[: config.num_tasks] if config.num_tasks else tasks
+
+
+RESUME_KEYS = ("domain", "task_set", "agent_llm", "user_llm", "gats_mode", "seed")
+
+
+def check_resumable(config: RunConfig, run_dir: Path) -> None:
+    """Refuse to resume a run made with a different domain, task set, models, mode or seed.
+
+    Raises:
+        ValueError: a setting differs.
+    """
+    previous = json.loads((run_dir / SUMMARY_FILE).read_text())["run"]["config"]
+    current = config.public()
+    changed = [k for k in RESUME_KEYS if previous.get(k) != current.get(k)]
+    if changed:
+        raise ValueError(f"cannot resume {run_dir}: {', '.join(f'{k} was {previous.get(k)!r}' for k in changed)}")
 
 
 def stderr_progress(done: int, total: int, mean_reward: Optional[float]) -> None:
@@ -115,19 +133,20 @@ def _info(config: RunConfig, runtime: DomainRuntime, store: DataStore) -> Info:
 
 
 async def _job(run: _Run, task: Task, trial: int, client: Optional[LLMClient], gecko: Optional[GeckoClient],
-               evaluator: Evaluator, store: DataStore) -> SimulationRun:
+               gats_config: GatsConfig, evaluator: Evaluator, store: DataStore) -> SimulationRun:
     config, runtime = run.config, run.runtime
     seed = config.seed + trial
     environment = runtime.environment()
     agent = build_agent(config, task, runtime, run.catalog, client, seed)
     user = build_user(config, task, store.user_guidelines(), client, seed)
     gats: Optional[HybridGats] = None
-    wrapped: Any = TimedAgent(agent, config.agent_timeout)
+    wrapped: Any = agent
     if config.gats_mode == "hybrid":
         assert gecko is not None
         gats = HybridGats(gecko, runtime, run.catalog, environment, rollout_factory(config, task, runtime, client),
-                          GatsConfig(max_retries=config.gats_retries, judge=True, generate_checklist=True))
-        wrapped = GatsAgent(wrapped, gats)
+                          gats_config)
+        wrapped = GatsAgent(agent, gats)
+    wrapped = TimedAgent(wrapped, config.agent_timeout)  # bounds rehearsals + reply together
     try:
         simulation = await run_simulation(task, wrapped, user, environment, max_steps=config.max_steps,
                                           max_errors=config.max_errors, trial=trial, seed=seed,
@@ -152,13 +171,14 @@ async def _job(run: _Run, task: Task, trial: int, client: Optional[LLMClient], g
 
 
 async def run_batch(config: RunConfig, *, store: Optional[DataStore] = None, client: Optional[LLMClient] = None,
-                    progress: Optional[Progress] = stderr_progress) -> Path:
+                    gecko: Optional[GeckoClient] = None, progress: Optional[Progress] = stderr_progress) -> Path:
     """Run (or resume) a tau2 run; returns its directory.
 
     Args:
         config: the run (`gecko_url` must be a URL when `gats_mode` is hybrid).
         store: the data store (default: a new one).
         client: the LLM client (default: one from `create_client` when a role needs an LLM).
+        gecko: the Gecko client for hybrid mode (default: one for `config.gecko_url`, closed at the end).
         progress: called after every job with (done, total, running mean reward).
 
     Raises:
@@ -174,6 +194,7 @@ async def run_batch(config: RunConfig, *, store: Optional[DataStore] = None, cli
                {"runner": "run_taubench.py", "config": config.public(), "run_dir": str(run_dir)})
     done_keys: set[tuple[str, int]] = set()
     if config.resume is not None and (config.resume / "results.json").exists():
+        check_resumable(config, config.resume)
         run.simulations = [s for s in load_previous(config.resume) if s.task_id in run.tasks]
         done_keys = {(s.task_id, s.trial or 0) for s in run.simulations}
     jobs = [(t, k) for k in range(config.num_trials) for t in tasks if (t.id, k) not in done_keys]
@@ -183,10 +204,14 @@ async def run_batch(config: RunConfig, *, store: Optional[DataStore] = None, cli
         client = create_client(cache_path=config.llm_cache)
     judge = LLMNLJudge(client, config.effective_judge) if client is not None and config.effective_judge else None
     evaluator = Evaluator(runtime, judge)
-    gecko: Optional[GeckoClient] = None
-    if config.gats_mode == "hybrid":
+    own_gecko = gecko is None and config.gats_mode == "hybrid"
+    if own_gecko:
         gecko = GeckoClient(config.gecko_url, timeout_s=max(config.agent_timeout, 30.0))
-        await gecko.health()
+    gats_config = GatsConfig(max_retries=config.gats_retries, judge=True, generate_checklist=True)
+    if gecko is not None and config.gats_mode == "hybrid":
+        health = await gecko.health()
+        # with LLM engines, read each rehearsal's server-side usage (responder, state, validator) for the costs
+        gats_config = dataclasses.replace(gats_config, collect_server_usage=not health.offline)
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -203,7 +228,7 @@ async def run_batch(config: RunConfig, *, store: Optional[DataStore] = None, cli
     async def worker() -> None:
         while not queue.empty():
             task, trial = queue.get_nowait()
-            simulation = await _job(run, task, trial, client, gecko, evaluator, store)
+            simulation = await _job(run, task, trial, client, gecko, gats_config, evaluator, store)
             async with run.lock:
                 run.simulations.append(simulation)
                 run.run_info["wall_time_s"] = round(time.perf_counter() - started, 3)
@@ -217,7 +242,7 @@ async def run_batch(config: RunConfig, *, store: Optional[DataStore] = None, cli
             run.run_info["wall_time_s"] = round(time.perf_counter() - started, 3)
             await asyncio.to_thread(run.write)
     finally:
-        if gecko is not None:
+        if own_gecko and gecko is not None:
             await gecko.aclose()
         if own_client and client is not None:
             await client.aclose()

@@ -16,7 +16,8 @@ from benchmarks.taubench.messages import AssistantMessage, Message
 from inference.tools import ToolCatalog
 from utils.llm import LLMClient
 
-AGENT_ROLE = "planner"
+AGENT_ROLE = "agent"
+"""Usage role of the real agent (GATS rehearsals are `planner`, so the two costs stay apart)."""
 
 
 class LLMAgent:

@@ -15,7 +15,8 @@ from benchmarks.taubench.messages import AssistantMessage, Message, ToolMessage,
 from benchmarks.taubench.results import NLAssertionCheck
 from utils.llm import LLMClient, LLMOutputError, parse_json_reply
 
-JUDGE_ROLE = "judge"
+JUDGE_ROLE = "nl_judge"
+"""Usage role of the reward's NL judge (Gecko's rehearsal judge is `judge`)."""
 
 
 def transcript(messages: Sequence[Message]) -> str:

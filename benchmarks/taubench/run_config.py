@@ -64,6 +64,7 @@ class RunConfig:
     def run_name(self, timestamp: str) -> str:
         """`<timestamp>_<domain>_<models>_<mode>` with path-safe model names."""
         def safe(name: str) -> str:
+            name = name.split("@", 1)[0].split(":", 1)[-1]  # `openai-compatible:<model>@<url>` → `<model>`
             return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in name)[:40]
         return f"{timestamp}_{self.domain}_{safe(self.agent_llm)}_user-{safe(self.user_llm)}_{self.gats_mode}"
 

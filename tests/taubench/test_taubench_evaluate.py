@@ -8,32 +8,38 @@ import pytest
 
 from benchmarks.taubench.environment import DomainRuntime
 from benchmarks.taubench.evaluate import Evaluator, check_communicate, evaluate
+from benchmarks.taubench.loader import DataStore
 from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from benchmarks.taubench.metrics import compute_metrics, pass_hat_k
 from benchmarks.taubench.results import NLAssertionCheck, RewardInfo, SimulationRun, TerminationReason
-from benchmarks.taubench.tasks import RewardType, Task
+from benchmarks.taubench.tasks import EvaluationCriteria, RewardType, Task
 
 STOP = TerminationReason.USER_STOP
+
+
+def _criteria(task: Task) -> EvaluationCriteria:
+    assert task.evaluation_criteria is not None
+    return task.evaluation_criteria
 
 
 def _gold_conversation(runtime: DomainRuntime, task: Task, *, say: str | None = None) -> list[Message]:
     """Greeting, request, the gold actions executed for real, a closing text, the user's stop."""
     env = runtime.environment()
     messages: list[Message] = [AssistantMessage(content="Hi! How can I help you today?"), UserMessage(content="help")]
-    for index, action in enumerate(task.evaluation_criteria.actions or []):  # type: ignore[union-attr]
+    for index, action in enumerate(_criteria(task).actions or []):
         call = ToolCall(id=f"c{index}", name=action.name, arguments=action.arguments)
         messages += [AssistantMessage(tool_calls=[call]), env.respond(call)]
-    infos = task.evaluation_criteria.communicate_info or []  # type: ignore[union-attr]
+    infos = _criteria(task).communicate_info or []
     messages += [AssistantMessage(content=say if say is not None else " ".join(infos)), UserMessage(content="###STOP###")]
     return messages
 
 
-def _task_with_writes(store, task_set: str = "v1") -> Task:  # type: ignore[no-untyped-def]
+def _task_with_writes(store: DataStore, task_set: str = "v1") -> Task:
     runtime = DomainRuntime("airline", store, task_set)
-    return next(t for t in store.tasks("airline", task_set) if any(runtime.is_write(a.name) for a in t.evaluation_criteria.actions))
+    return next(t for t in store.tasks("airline", task_set) if any(runtime.is_write(a.name) for a in _criteria(t).actions or []))
 
 
-def test_gold_conversation_scores_one_with_and_without_fast_path(airline: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_gold_conversation_scores_one_with_and_without_fast_path(airline: DomainRuntime, store: DataStore) -> None:
     task = _task_with_writes(store)
     messages = _gold_conversation(airline, task)
     for fast in (True, False):
@@ -44,7 +50,7 @@ def test_gold_conversation_scores_one_with_and_without_fast_path(airline: Domain
     assert evaluate(airline, task, messages, STOP, fast_path=False).info["env"]["replay_mismatches"] == 0
 
 
-def test_missing_write_fails_the_db_check(airline: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_missing_write_fails_the_db_check(airline: DomainRuntime, store: DataStore) -> None:
     task = _task_with_writes(store)
     messages = _gold_conversation(airline, task)
     last_write = max(
@@ -59,7 +65,7 @@ def test_missing_write_fails_the_db_check(airline: DomainRuntime, store) -> None
     assert not all(check.action_match for check in checks)
 
 
-def test_read_calls_and_unknown_tools_do_not_change_the_db(airline: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_read_calls_and_unknown_tools_do_not_change_the_db(airline: DomainRuntime, store: DataStore) -> None:
     task = store.task("airline", "1", "v1")  # read-only gold actions
     extra = [
         AssistantMessage(tool_calls=[ToolCall(id="r1", name="get_user_details", arguments={"user_id": "raj_sanchez_7340"})]),
@@ -71,9 +77,9 @@ def test_read_calls_and_unknown_tools_do_not_change_the_db(airline: DomainRuntim
     assert info.db_check is not None and info.db_check.db_match and info.reward == 1.0
 
 
-def test_communicate_check_is_lowercase_substring_without_commas(store) -> None:  # type: ignore[no-untyped-def]
-    task = next(t for t in store.tasks("retail", "v0") if t.evaluation_criteria.communicate_info)
-    info = task.evaluation_criteria.communicate_info[0]  # type: ignore[union-attr,index]
+def test_communicate_check_is_lowercase_substring_without_commas(store: DataStore) -> None:
+    task = next(t for t in store.tasks("retail", "v0") if _criteria(t).communicate_info)
+    info = (_criteria(task).communicate_info or [""])[0]
     said = [AssistantMessage(content=f"THE TOTAL IS {info.upper()}, thanks")]
     assert check_communicate(task, said)[0].met
     assert not check_communicate(task, [UserMessage(content=info)])[0].met  # only the agent's texts count
@@ -82,7 +88,7 @@ def test_communicate_check_is_lowercase_substring_without_commas(store) -> None:
         assert check_communicate(task, [AssistantMessage(content=with_comma)])[0].met
 
 
-def test_premature_endings_score_zero_and_infrastructure_is_untested(airline: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_premature_endings_score_zero_and_infrastructure_is_untested(airline: DomainRuntime, store: DataStore) -> None:
     task = store.task("airline", "0", "v1")
     for reason in (TerminationReason.MAX_STEPS, TerminationReason.TOO_MANY_ERRORS, TerminationReason.AGENT_ERROR):
         info = evaluate(airline, task, [], reason)
@@ -91,21 +97,21 @@ def test_premature_endings_score_zero_and_infrastructure_is_untested(airline: Do
     assert untested.reward == 0.0 and not untested.graded
 
 
-def test_nl_tasks_are_not_graded_without_a_judge(retail: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_nl_tasks_are_not_graded_without_a_judge(retail: DomainRuntime, store: DataStore) -> None:
     task = next(t for t in store.tasks("retail", "v1") if t.needs_judge())
     info = evaluate(retail, task, _gold_conversation(retail, task), STOP)
     assert not info.graded and info.reward == 0.0
     assert RewardType.NL_ASSERTION not in (info.reward_breakdown or {})
-    assert "judge" in info.info["nl"]  # type: ignore[index]
+    assert "judge" in (info.info or {})["nl"]
 
 
-def test_nl_basis_with_no_assertions_needs_no_judge(retail: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+def test_nl_basis_with_no_assertions_needs_no_judge(retail: DomainRuntime, store: DataStore) -> None:
     task = next(
         t for t in store.tasks("retail", "v1")
-        if RewardType.NL_ASSERTION in t.reward_basis and not t.evaluation_criteria.nl_assertions
+        if RewardType.NL_ASSERTION in t.reward_basis and not _criteria(t).nl_assertions
     )
     info = evaluate(retail, task, _gold_conversation(retail, task), STOP)
-    assert info.graded and info.reward == 1.0 and info.reward_breakdown[RewardType.NL_ASSERTION] == 1.0  # type: ignore[index]
+    assert info.graded and info.reward == 1.0 and (info.reward_breakdown or {})[RewardType.NL_ASSERTION] == 1.0
 
 
 class _Judge:
@@ -125,16 +131,16 @@ def _simulation(task: Task, messages: list[Message], reason: TerminationReason =
                          termination_reason=reason, messages=messages)
 
 
-async def test_judge_verdicts_gate_the_reward(retail: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+async def test_judge_verdicts_gate_the_reward(retail: DomainRuntime, store: DataStore) -> None:
     task = next(t for t in store.tasks("retail", "v1") if t.needs_judge())
     simulation = _simulation(task, _gold_conversation(retail, task))
     yes, no = _Judge(True), _Judge(False)
     passed = await Evaluator(retail, yes).grade(task, simulation)
     assert passed.graded and passed.reward == 1.0 and yes.calls == 1
     failed = await Evaluator(retail, no).grade(task, simulation)
-    assert failed.graded and failed.reward == 0.0 and failed.reward_breakdown[RewardType.NL_ASSERTION] == 0.0  # type: ignore[index]
+    assert failed.graded and failed.reward == 0.0 and (failed.reward_breakdown or {})[RewardType.NL_ASSERTION] == 0.0
     broken = await Evaluator(retail, _Judge(True, fail=True)).grade(task, simulation)
-    assert not broken.graded and broken.reward == 0.0 and "judge is down" in broken.info["nl_error"]  # type: ignore[index]
+    assert not broken.graded and broken.reward == 0.0 and "judge is down" in (broken.info or {})["nl_error"]
     short = await Evaluator(retail, _Judge(None)).grade(task, simulation)
     assert not short.graded
     unused = _Judge(True)
@@ -142,7 +148,7 @@ async def test_judge_verdicts_gate_the_reward(retail: DomainRuntime, store) -> N
     assert unused.calls == 0
 
 
-async def test_evaluator_without_judge_matches_evaluate(airline: DomainRuntime, store) -> None:  # type: ignore[no-untyped-def]
+async def test_evaluator_without_judge_matches_evaluate(airline: DomainRuntime, store: DataStore) -> None:
     task = _task_with_writes(store)
     simulation = _simulation(task, _gold_conversation(airline, task, say="nothing"))
     graded = await Evaluator(airline).grade(task, simulation)

@@ -40,7 +40,8 @@ async def test_oracle_scores_one(
     runtimes: dict[tuple[str, str], DomainRuntime], task_set: str, domain: str, graded: int, not_graded: int
 ) -> None:
     runs = await _run_all(runtimes[(task_set, domain)], "oracle")
-    failures = [(r.task_id, r.reward_info.reward_breakdown) for r in runs if r.reward_info.graded and r.reward_info.reward != 1.0]  # type: ignore[union-attr]
+    infos = [(run.task_id, run.reward_info) for run in runs if run.reward_info is not None]
+    failures = [(task_id, info.reward_breakdown) for task_id, info in infos if info.graded and info.reward != 1.0]
     assert failures == []
     metrics = compute_metrics(runs)
     assert (metrics.num_graded, metrics.num_not_graded) == (graded, not_graded)
