@@ -1,0 +1,138 @@
+"""BFCL multi-turn through the whole path on a real Gecko (rules state model): per turn, simulated attempts
+on forks, real execution on fresh tool-class instances, sync with /update-state-from-real, the result line,
+and the official multi-turn checker. The oracle must score 100%; a failed sync makes a task untested."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from multi_support import multi_turn_gecko
+
+from benchmarks.bfcl.agents import AgentSettings
+from benchmarks.bfcl.export import read_results, result_path
+from benchmarks.bfcl.loader import MultiTurnTask, load_tasks
+from benchmarks.bfcl.multi_agents import multi_turn_agents
+from benchmarks.bfcl.multi_batch import MultiTurnRunConfig, run_multi_turn
+from benchmarks.bfcl.multi_preflight import check_multi_health
+from benchmarks.bfcl.multi_turn import run_multi_task
+from benchmarks.bfcl.preflight import PreflightError
+from benchmarks.bfcl.rundir import results_dir
+from benchmarks.bfcl.scoring import score_multi_turn
+from gats import GatsConfig
+from gats.turns import TurnAgents
+from inference.agents import ScriptedCall, ScriptedOracleAgent
+from inference.gecko import GeckoClient, GeckoUnavailableError
+from run_bfcl_multi import main as cli_main
+
+pytestmark = pytest.mark.integration
+ORACLE = "scripted-oracle"
+
+
+@pytest.fixture(scope="module")
+def gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with multi_turn_gecko(tmp_path_factory.mktemp("mt-gecko")) as url:
+        yield url
+
+
+def _config(url: str, out: Path, categories: Sequence[str] = ("multi_turn_base",), **kw: Any) -> MultiTurnRunConfig:
+    settings: dict[str, Any] = {"workers": 4, "progress": False, **kw}
+    return MultiTurnRunConfig(categories=tuple(categories), model=ORACLE, gecko_url=url, output_dir=out, **settings)
+
+
+@pytest.mark.parametrize("category", ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+                                      "multi_turn_long_context"])
+async def test_oracle_sample_scores_100_in_every_category(gecko: str, tmp_path: Path, category: str) -> None:
+    report = await run_multi_turn(_config(gecko, tmp_path, [category], num_tasks=8))
+    entry = report.categories[0]
+    assert (entry.finished, entry.untested, entry.crashed, entry.correct) == (8, 0, 0, 8)
+    assert entry.accuracy == 1.0 and entry.scored == 8
+    records = read_results(result_path(results_dir(tmp_path), ORACLE, category))
+    assert all(isinstance(turn, list) and all(isinstance(step, str) for step in turn)
+               for r in records for turn in r.result)
+    trace_file = report.run_dir / f"traces_{category}.jsonl"
+    traces = [json.loads(line) for line in trace_file.read_text(encoding="utf-8").splitlines()]
+    turns = [turn for trace in traces for turn in trace["turns"]]
+    assert all(turn["simulated"]["attempts"] and turn["real"] is not None for turn in turns)
+    synced = [turn for turn in turns if turn["real"]["calls"]]
+    assert synced and all(turn["state_version"] is not None for turn in synced)
+    assert any(turn["simulated"]["checklist"] for turn in turns)  # the dynamic checklist of a turn
+
+
+async def test_oracle_passes_all_200_multi_turn_base(gecko: str, tmp_path: Path) -> None:
+    report = await run_multi_turn(_config(gecko, tmp_path, workers=8))
+    entry = report.categories[0]
+    assert (entry.finished, entry.correct, entry.untested, entry.crashed) == (200, 200, 0, 0)
+    assert entry.accuracy == 1.0 and entry.scored == 200
+
+
+async def test_resume_skips_written_tasks_and_refuses_to_overwrite(gecko: str, tmp_path: Path) -> None:
+    await run_multi_turn(_config(gecko, tmp_path, num_tasks=2))
+    with pytest.raises(FileExistsError):
+        await run_multi_turn(_config(gecko, tmp_path, num_tasks=3))
+    report = await run_multi_turn(_config(gecko, tmp_path, num_tasks=3, resume=True))
+    entry = report.categories[0]
+    assert (entry.skipped, entry.finished, entry.scored) == (2, 1, 3)
+
+
+class FailingSync:
+    """`/update-state-from-real` that fails on the second turn."""
+
+    def __init__(self) -> None:
+        self.pushes = 0
+
+    async def push(self, session_id: str, calls: Sequence[Mapping[str, Any]]) -> int:
+        self.pushes += 1
+        if self.pushes == 2:
+            raise GeckoUnavailableError("503 from /update-state-from-real")
+        return self.pushes
+
+
+async def test_sync_failure_marks_the_task_untested(gecko: str) -> None:
+    task = load_tasks("multi_turn_base", ids=["multi_turn_base_0"])[0]
+    assert isinstance(task, MultiTurnTask)
+    agents = multi_turn_agents(AgentSettings(model=ORACLE))(task)
+    async with GeckoClient(gecko) as client:
+        outcome = await run_multi_task(task, agents, client, GatsConfig(max_retries=1), sync=FailingSync())
+        ok = await run_multi_task(task, multi_turn_agents(AgentSettings(model=ORACLE))(task), client,
+                                  GatsConfig(max_retries=1))
+    assert outcome.status == "untested" and outcome.record is None
+    assert "turn 1" in outcome.trace["error"] and "sync" in outcome.trace["error"]
+    assert len(outcome.trace["turns"]) == 2
+    assert ok.status == "completed" and score_multi_turn(task, ok.record.result).valid
+
+
+async def test_a_wrong_real_call_is_what_gets_scored(gecko: str) -> None:
+    """The real run's calls are exported, whatever the plan said: a real agent that skips `mkdir` fails."""
+    task = load_tasks("multi_turn_base", ids=["multi_turn_base_0"])[0]
+    base = multi_turn_agents(AgentSettings(model=ORACLE))(task)
+
+    def real(index: int, plan: Any) -> ScriptedOracleAgent:
+        if index == 0:
+            return ScriptedOracleAgent([ScriptedCall("cd", {"folder": "document"}),
+                                        ScriptedCall("mv", {"source": "final_report.pdf", "destination": "temp"})])
+        return base.real(index, plan)
+
+    async with GeckoClient(gecko) as client:
+        outcome = await run_multi_task(task, TurnAgents(base.simulated, real), client, GatsConfig(max_retries=1))
+    first = outcome.trace["turns"][0]
+    assert first["divergence"]["skipped"] == ['mkdir({"dir_name":"temp"})'] and first["divergence"]["diverged"]
+    assert outcome.record.result[0] == ["[cd(folder='document'), mv(source='final_report.pdf', destination='temp')]"]
+    assert not score_multi_turn(task, outcome.record.result).valid
+
+
+async def test_preflight_refuses_gecko_without_state_model(gecko: str) -> None:
+    async with GeckoClient(gecko) as client:
+        health = await client.health()
+    check_multi_health(health)
+    with pytest.raises(PreflightError, match="state model"):
+        check_multi_health(health.model_copy(update={"state_model_enabled": False}))
+
+
+def test_cli_refuses_a_category_that_is_not_multi_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli_main(["--category", "simple_python", "--model", ORACLE])
+    assert exc.value.code == 2 and "not a multi-turn category" in capsys.readouterr().err
