@@ -16,6 +16,7 @@ onto a fragment. Resume means: read the ids already present and skip them.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
@@ -55,8 +56,9 @@ class DuplicateResultError(ValueError):
 
 
 def model_dir_name(model: str) -> str:
-    """Directory name of a model under the result dir: `/` becomes `_`, as `bfcl evaluate` expects."""
-    return model.replace("/", "_")
+    """Directory name of a model under the result dir: `/` becomes `_`, as `bfcl evaluate` expects;
+    characters that are unsafe in paths (`:`, `@`, …, from `openai-compatible:model@url` aliases) too."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", model.replace("/", "_"))
 
 
 def result_path(result_dir: Path, model: str, category: str) -> Path:
