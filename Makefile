@@ -41,7 +41,7 @@ bench: setup
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 parity: setup
-	@if [ -f scripts/taubench_parity.py ]; then $(BIN)/python scripts/taubench_parity.py; else echo "parity script missing"; exit 1; fi
+	$(BIN)/python scripts/taubench_parity.py run --report parity.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

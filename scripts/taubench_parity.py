@@ -366,8 +366,21 @@ async def _run(runtime: Any, task: Any, kind: str, pool: Sequence[tuple[str, dic
     return simulation, environment
 
 
-def run_ours(task_set: str, domain: str, kinds: Sequence[str], results_path: Path) -> dict[str, Any]:
+def _sample(tasks: list[Any], count: int | None) -> list[Any]:
+    """`count` tasks spread over the list (all of them if None)."""
+    if count is None or count >= len(tasks):
+        return tasks
+    step = max(1, len(tasks) // max(count, 1))
+    return tasks[::step][:count]
+
+
+def run_ours(
+    task_set: Any, domain: str, kinds: Sequence[str], results_path: Path, fuzz_tasks: int | None = None
+) -> dict[str, Any]:
     """Run and grade our conversations for one job, and write them as an official results file.
+
+    Our modules are imported here rather than at the top: the same file runs as the reference side
+    in the parity venv, where `benchmarks` is not importable.
 
     Returns:
         Per simulation id: kind, task id, our reward, breakdown, tool outputs and final DB hash;
@@ -380,14 +393,15 @@ def run_ours(task_set: str, domain: str, kinds: Sequence[str], results_path: Pat
     from benchmarks.taubench.results import AgentInfo, EnvironmentInfo, Info, Results, UserInfo
 
     store = DataStore()
-    runtime = DomainRuntime(domain, store, task_set)  # type: ignore[arg-type]
-    tasks = store.tasks(domain, task_set)  # type: ignore[arg-type]
+    runtime = DomainRuntime(domain, store, task_set)
+    tasks = store.tasks(domain, task_set)
     pool = _call_pool(store, domain)
     simulations, records = [], {}
 
     async def produce() -> None:
         for kind in kinds:
-            for task in tasks if kind != "probe" else tasks[:1]:
+            chosen = {"probe": tasks[:1], "fuzz": _sample(tasks, fuzz_tasks)}.get(kind, tasks)
+            for task in chosen:
                 simulation, environment = await _run(runtime, task, kind, pool)
                 simulation.reward_info = evaluate(runtime, task, simulation.messages, simulation.termination_reason)
                 simulations.append(simulation)
@@ -415,7 +429,7 @@ def run_ours(task_set: str, domain: str, kinds: Sequence[str], results_path: Pat
         user_info=UserInfo(implementation="scripted_user"),
         agent_info=AgentInfo(implementation="scripted_agent"),
         environment_info=EnvironmentInfo(domain_name=domain, policy=runtime.policy),
-        data_version=store.data_version(domain, task_set),  # type: ignore[arg-type]
+        data_version=store.data_version(domain, task_set),
     )
     results = Results(info=info, tasks=tasks, simulations=simulations)
     results_path.write_text(results.model_dump_json(indent=1))
@@ -610,11 +624,19 @@ def run_parity(
     venv: Path = DEFAULT_VENV,
     *,
     cache_db: bool = True,
+    fuzz_tasks: int | None = None,
 ) -> dict[str, Any]:
     """Run every job on both sides and compare.
 
     Each job's reference process starts as soon as our side of it is written, so the two sides
     overlap. Requires the parity venv (`setup`).
+
+    Args:
+        jobs: `task_set/domain` pairs.
+        kinds: conversation kinds for every job (default: `DEFAULT_KINDS` of the job's task set).
+        venv: the parity venv.
+        cache_db: let the reference parse `db.json` once instead of at every environment.
+        fuzz_tasks: fuzz only this many tasks per job, spread over the set (default: all).
 
     Returns:
         `{"ok": bool, "seconds": float, "jobs": [per-job comparison]}`.
@@ -629,7 +651,7 @@ def run_parity(
             task_set, domain = job.split("/")
             path = Path(scratch) / f"{task_set}_{domain}.json"
             ours_started = time.perf_counter()
-            ours = run_ours(task_set, domain, kinds or DEFAULT_KINDS[task_set], path)
+            ours = run_ours(task_set, domain, kinds or DEFAULT_KINDS[task_set], path, fuzz_tasks)
             ours["seconds"] = round(time.perf_counter() - ours_started, 1)
             command = [str(venv_python(venv)), str(Path(__file__).resolve()), "reference", str(path), task_set, domain]
             if not cache_db:
@@ -661,6 +683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     run_parser.add_argument("--jobs", nargs="+", default=list(DEFAULT_JOBS), help="task_set/domain, e.g. v0/airline")
     run_parser.add_argument("--kinds", nargs="+", choices=KINDS, help="default: all for v0, no fuzz for v1")
+    run_parser.add_argument("--fuzz-tasks", type=int, help="fuzz this many tasks per job, spread (default: all)")
     run_parser.add_argument("--no-setup", action="store_true", help="fail instead of creating the venv")
     run_parser.add_argument("--no-cache", action="store_true", help="reference loads db.json from disk each time")
     run_parser.add_argument("--report", type=Path, help="write the full report as JSON here")
@@ -680,7 +703,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.path.insert(0, str(REPO_ROOT))
     if not args.no_setup:
         setup(args.venv)
-    report = run_parity(args.jobs, args.kinds, args.venv, cache_db=not args.no_cache)
+    report = run_parity(args.jobs, args.kinds, args.venv, cache_db=not args.no_cache, fuzz_tasks=args.fuzz_tasks)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2))
     for job in report["jobs"]:

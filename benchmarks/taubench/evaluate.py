@@ -170,8 +170,12 @@ def evaluate(
         fast_path: see `check_db`.
 
     Returns:
-        The reward info. `graded` is False when NL assertions count but no verdicts were given, and
-        for infrastructure errors; the reward is then 0.0 and must be left out of the metrics.
+        The reward info. `graded` is False when NL assertions count but no verdicts (or not one per
+        assertion) were given, and for infrastructure errors; the reward is then 0.0 and must be
+        left out of the metrics.
+
+    Raises:
+        ValueError: for a task with environment assertions (none in airline and retail).
     """
     if termination_reason not in GRADED_TERMINATIONS:
         return RewardInfo(

@@ -156,11 +156,11 @@ async def run_simulation(
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
         try:
             message = await asyncio.wait_for(participant.generate(list(history)), remaining)
-        except asyncio.TimeoutError:
-            raise _Ended(TerminationReason.TIMEOUT, "conversation timed out") from None
         except infra as exc:
             raise _Ended(TerminationReason.INFRASTRUCTURE_ERROR, f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:  # the participant misbehaved: the run ends, graded as a failure
+            if isinstance(exc, TimeoutError) and deadline is not None and time.perf_counter() >= deadline:
+                raise _Ended(TerminationReason.TIMEOUT, "conversation timed out") from None
             raise _Ended(failure, f"{type(exc).__name__}: {exc}") from exc
         if not isinstance(message, expected):
             raise _Ended(failure, f"expected a {expected.__name__}, got {type(message).__name__}")
