@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from gecko.app import SETTINGS_ENV
 from gecko.pipeline.engines import build_engines
+from gecko.serving import HTTP_PROTOCOL
 from gecko.toolkits.loader import load_toolkits
 from utils.settings import Settings
 
@@ -93,5 +94,5 @@ def main(argv: list[str] | None = None) -> int:
     log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
              settings.workers, settings.role_models())
     uvicorn.run("gecko.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, log_level=settings.log_level, access_log=False)
+                workers=settings.workers, log_level=settings.log_level, access_log=False, http=HTTP_PROTOCOL)
     return 0
