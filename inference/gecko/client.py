@@ -27,7 +27,7 @@ from inference.gecko.errors import (
     GeckoRequestError,
     GeckoUnavailableError,
 )
-from inference.gecko.http_aiohttp import AiohttpTransport, aiohttp_available
+from inference.gecko.http_aiohttp import AiohttpTransport
 from inference.gecko.models import (
     ChecklistReply,
     HealthInfo,
@@ -35,6 +35,7 @@ from inference.gecko.models import (
     SessionInfo,
     StateReply,
 )
+from utils.aiohttp_pool import aiohttp_available
 
 SESSION_HEADER = "X-Session-ID"
 HISTORY_PAGE = 1000

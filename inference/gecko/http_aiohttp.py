@@ -10,21 +10,14 @@ exception classes (aiohttp's are mapped to httpx's); only the sockets change. Sa
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx
+
+from utils.aiohttp_pool import LazyAiohttpSession
 
 _DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """aiohttp has already decoded and de-chunked the body, so these no longer describe it."""
 
-
-def aiohttp_available() -> bool:
-    """Whether aiohttp can be imported."""
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -35,16 +28,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(self, max_connections: int = 64) -> None:
-        self._max_connections = max_connections
-        self._session: Any = None
-
-    def _get_session(self) -> Any:
-        if self._session is None or self._session.closed:
-            import aiohttp
-
-            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections)
-            self._session = aiohttp.ClientSession(connector=connector, auto_decompress=True)
-        return self._session
+        self._pool = LazyAiohttpSession(max_connections)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         import aiohttp
@@ -54,7 +38,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         body = await request.aread()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
         try:
-            async with self._get_session().request(
+            async with self._pool.get().request(
                 request.method, str(request.url), headers=headers, data=body or None, timeout=timeout,
                 allow_redirects=False,
             ) as response:
@@ -69,6 +53,4 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             raise httpx.ReadError(f"{type(exc).__name__}: {exc}", request=request) from exc
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._pool.aclose()

@@ -11,9 +11,10 @@ SDK turns into `APITimeoutError` / `APIConnectionError`.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx2
+
+from utils.aiohttp_pool import LazyAiohttpSession
 
 _DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """aiohttp has already decoded and de-chunked the body, so these no longer describe it."""
@@ -27,16 +28,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     """
 
     def __init__(self, max_connections: int = 256) -> None:
-        self._max_connections = max_connections
-        self._session: Any = None
-
-    def _get_session(self) -> Any:
-        if self._session is None or self._session.closed:
-            import aiohttp
-
-            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections)
-            self._session = aiohttp.ClientSession(connector=connector, auto_decompress=True)
-        return self._session
+        self._pool = LazyAiohttpSession(max_connections)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         import aiohttp
@@ -47,7 +39,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         body = await request.aread()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
         try:
-            async with self._get_session().request(
+            async with self._pool.get().request(
                 request.method, str(request.url), headers=headers, data=body or None, timeout=timeout,
                 allow_redirects=False,
             ) as response:
@@ -62,15 +54,5 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             raise httpx2.ReadError(f"{type(exc).__name__}: {exc}", request=request) from exc
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._pool.aclose()
 
-
-def aiohttp_available() -> bool:
-    """Whether aiohttp can be imported."""
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        return False
-    return True

@@ -159,7 +159,7 @@ class OpenAITransport:
     """
 
     def __init__(self, http_backend: Literal["auto", "aiohttp", "httpx"] = "auto", max_connections: int = 256) -> None:
-        from utils.llm.http_aiohttp import aiohttp_available
+        from utils.aiohttp_pool import aiohttp_available
 
         if http_backend == "aiohttp" and not aiohttp_available():
             raise LLMUsageError("http_backend 'aiohttp' needs the aiohttp package (pip install aiohttp)")

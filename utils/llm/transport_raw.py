@@ -12,6 +12,7 @@ import asyncio
 import json
 from typing import Any
 
+from utils.aiohttp_pool import LazyAiohttpSession
 from utils.llm.aliases import ModelSpec
 from utils.llm.retry import HTTPStatusFailure
 from utils.llm.transport import RawReply, parse_completion
@@ -27,16 +28,7 @@ class RawHTTPTransport:
     def __init__(self, max_connections: int = 256) -> None:
         import aiohttp  # noqa: F401 - fail at construction when aiohttp is missing
 
-        self._max_connections = max_connections
-        self._session: Any = None
-
-    def _get_session(self) -> Any:
-        if self._session is None or self._session.closed:
-            import aiohttp
-
-            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections)
-            self._session = aiohttp.ClientSession(connector=connector)
-        return self._session
+        self._pool = LazyAiohttpSession(max_connections)
 
     async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float) -> RawReply:
         """POST `request` to `{base_url}/chat/completions` and parse the reply."""
@@ -44,7 +36,7 @@ class RawHTTPTransport:
 
         headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
         try:
-            async with self._get_session().post(
+            async with self._pool.get().post(
                 f"{spec.base_url}/chat/completions", data=json.dumps(request), headers=headers,
                 timeout=aiohttp.ClientTimeout(total=timeout),
             ) as response:
@@ -58,6 +50,4 @@ class RawHTTPTransport:
         return parse_completion(spec, body)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._pool.aclose()
