@@ -16,16 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.bfcl.agents import SCRIPTED_MODELS, is_scripted
-from benchmarks.bfcl.batch import RunReport
+from benchmarks.bfcl.batch import DEFAULT_MAX_RETRIES, DEFAULT_WORKERS, RunReport
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, UnknownCategoryError
 from benchmarks.bfcl.loader import TaskSelectionError
-from benchmarks.bfcl.multi_batch import (
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_WORKERS,
-    SUPPORTED_CATEGORIES,
-    MultiTurnRunConfig,
-    run_multi_turn,
-)
+from benchmarks.bfcl.multi_batch import SUPPORTED_CATEGORIES, MultiTurnRunConfig, run_multi_turn
 from benchmarks.bfcl.preflight import PreflightError
 from inference.agents.noise import DEFAULT_ERROR_RATE
 from utils.llm import load_env

@@ -39,8 +39,8 @@ DEFAULT_MAX_RETRIES = 2
 
 
 @dataclass(frozen=True)
-class SingleTurnRunConfig:
-    """Everything a single-turn run needs (built by `run_bfcl_single.py` from its flags)."""
+class RunConfig:
+    """What every BFCL run needs (single- and multi-turn runners subclass it with their defaults)."""
 
     categories: tuple[str, ...]
     model: str
@@ -72,7 +72,7 @@ class SingleTurnRunConfig:
     progress: bool = True
 
     def gats(self) -> GatsConfig:
-        """The GATS configuration of the run."""
+        """The GATS configuration of the run (of every turn, for multi-turn)."""
         return GatsConfig(max_retries=self.max_retries, generate_checklist=self.generate_checklist,
                           keep_sessions=self.debug)
 
@@ -80,6 +80,11 @@ class SingleTurnRunConfig:
         """How agents are built."""
         return AgentSettings(model=self.model, seed=self.seed, error_rate=self.error_rate,
                              max_steps=self.max_steps, temperature=self.temperature)
+
+
+@dataclass(frozen=True)
+class SingleTurnRunConfig(RunConfig):
+    """Everything a single-turn run needs (built by `run_bfcl_single.py` from its flags)."""
 
 
 @dataclass

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from benchmarks.bfcl.agents import AgentSettings, is_scripted
-from benchmarks.bfcl.batch import CategoryReport, RunReport
+from benchmarks.bfcl.agents import is_scripted
+from benchmarks.bfcl.batch import CategoryReport, RunConfig, RunReport
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultWriter, model_dir_name, read_results, result_path
 from benchmarks.bfcl.loader import MultiTurnTask, load_category, load_tasks, read_ids_file
@@ -29,53 +29,22 @@ from benchmarks.bfcl.multi_preflight import multi_preflight
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
 from benchmarks.bfcl.rundir import RunDirectory, results_dir, score_dir
 from benchmarks.bfcl.scoring import score_multi_turn
-from gats import GatsConfig
 from inference.gecko import GeckoClient, HealthInfo
 from utils.llm import LLMClient, create_client
 
 log = logging.getLogger("benchmarks.bfcl")
 SUPPORTED_CATEGORIES: tuple[str, ...] = (
     "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-DEFAULT_WORKERS = 8
-DEFAULT_MAX_RETRIES = 2
 
 
 @dataclass(frozen=True)
-class MultiTurnRunConfig:
+class MultiTurnRunConfig(RunConfig):
     """Everything a multi-turn run needs (built by `run_bfcl_multi.py` from its flags)."""
 
-    categories: tuple[str, ...]
-    model: str
-    gecko_url: str
-    output_dir: Path
-    ids: tuple[str, ...] | None = None
-    ids_file: Path | None = None
-    num_tasks: int | None = None
-    workers: int = DEFAULT_WORKERS
-    max_retries: int = DEFAULT_MAX_RETRIES
-    resume: bool = False
-    seed: int = 0
-    error_rate: float = 0.6
     max_steps: int = 20
     """Planner steps per run (the official per-turn limit is 20)."""
-    temperature: float | None = 0.0
     generate_checklist: bool = True
     """A dynamic checklist per turn (the judge model's; with `rules` it is the request itself)."""
-    llm_cache: Path | None = None
-    gecko_api_key: str | None = None
-    debug: bool = False
-    verbose: bool = False
-    progress: bool = True
-
-    def gats(self) -> GatsConfig:
-        """The GATS configuration of every turn."""
-        return GatsConfig(max_retries=self.max_retries, generate_checklist=self.generate_checklist,
-                          keep_sessions=self.debug)
-
-    def agents(self) -> AgentSettings:
-        """How agents are built."""
-        return AgentSettings(model=self.model, seed=self.seed, error_rate=self.error_rate,
-                             max_steps=self.max_steps, temperature=self.temperature)
 
 
 def select_multi_tasks(config: MultiTurnRunConfig, category: str) -> list[MultiTurnTask]:
