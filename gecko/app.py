@@ -50,11 +50,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     engines = build_engines(settings, registry)
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit)
-    needs_history = any(getattr(e, "needs_recent_calls", False)
-                        for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
-    exclusive = any(getattr(e, "engine", "rules") not in ("rules", "none")
-                    for e in (engines.semantic, engines.synthesizer, engines.state) if e is not None)
-    runner = CallRunner(store, engines, needs_recent_calls=needs_history, exclusive=exclusive)
+    runner = CallRunner(store, engines)
     ctx = GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
     @contextlib.asynccontextmanager

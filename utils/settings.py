@@ -1,77 +1,120 @@
 """The one settings object. Sources in order of priority: CLI flags, `GECKO_*` env vars, `.env`, defaults.
 
-CLIs build a `Settings` with their flags as keyword arguments (`Settings(**flags)`); pydantic-settings
-fills the rest from the environment and `.env`. Library code receives the object; it never reads env vars.
+CLIs build a `Settings` with their flags as keyword arguments (`Settings(**flags)`; the server's flags
+are derived from the fields by `utils.settings_cli`); pydantic-settings fills the rest from the
+environment and `.env`. Library code receives the object; it never reads env vars.
+
+The fields of the server roles (`validation_model`, `response_model`, …) are generated from the role
+table `utils.roles.SERVER_ROLES` × `ROLE_SETTINGS`; read them with `role_value` / `role_models`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, create_model, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
+from utils.roles import ENGINE_NONE, ENGINE_RULES, MODEL_SETTING, ROLE_SETTINGS, SERVER_ROLES, ServerRole
 
-ENGINE_RULES = "rules"
-ENGINE_NONE = "none"
+__all__ = ["ENV_PREFIX", "Flag", "Settings", "default_flag"]
+
+ENV_PREFIX = "GECKO_"
 MiB = 1024 * 1024
 
 
-class Settings(BaseSettings):
+class Flag:
+    """How a `Settings` field appears on the command line (metadata in the field's `Annotated`).
+
+    Without it a field's flag is `--<field-name>` (`--no-<field-name>` for a boolean that is on by
+    default). Every flag also accepts its snake_case spelling (hidden from `--help`).
+
+    Args:
+        names: the spellings, documented one first.
+        doc_default: the default as the docs show it, when the real one depends on the machine.
+        server: False for settings the runners read (not a flag of the server).
+    """
+
+    def __init__(self, *names: str, doc_default: str | None = None, server: bool = True) -> None:
+        self.names = names
+        self.doc_default = doc_default
+        self.server = server
+
+    def __repr__(self) -> str:
+        names = "".join(f"{name!r}, " for name in self.names)
+        return f"Flag({names}doc_default={self.doc_default!r}, server={self.server})"
+
+
+def default_flag(field: str) -> str:
+    """The flag of a field that declares none: `--field-name`."""
+    return "--" + field.replace("_", "-")
+
+
+def _role_fields() -> dict[str, Any]:
+    return {setting.field(role): (setting.annotation, Field(setting.default(role), description=setting.help(role)))
+            for role in SERVER_ROLES for setting in ROLE_SETTINGS}
+
+
+if TYPE_CHECKING:
+    _RoleSettings = BaseSettings
+else:
+    _RoleSettings = create_model("RoleSettings", __base__=BaseSettings, __module__=__name__, **_role_fields())
+    """Base of `Settings` holding the per-role fields of the role table."""
+
+
+class Settings(_RoleSettings):
     """Configuration of the Gecko server and the runners that talk to it."""
 
     model_config = SettingsConfigDict(
-        env_prefix="GECKO_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix=ENV_PREFIX, env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        use_attribute_docstrings=True,
     )
 
-    schemas_dirs: list[Path] = Field(default_factory=lambda: [EXAMPLE_TOOLKITS_DIR])
-    """Directories of OpenAPI documents, one toolkit per file; earlier directories win on name clashes."""
+    schemas_dirs: Annotated[list[Path], Flag("--schemas-dir",
+                                             doc_default="bundled `data/examples/openapi`")] = Field(
+        default_factory=lambda: [EXAMPLE_TOOLKITS_DIR])
+    """Directory of OpenAPI documents (JSON or YAML), one toolkit per file; repeat the flag for more (earlier directories win on name clashes)."""
     skip_invalid: bool = False
     """Log and skip documents that fail validation instead of refusing to start."""
     strict_validation: bool = False
-    """openapi-spec-validator on every document; by default documents over 300 operations get the fast check."""
+    """Run openapi-spec-validator on every document, however large; by default documents over 300 operations get the fast check."""
     host: str = "127.0.0.1"
     """Bind address. Loopback by default; set 0.0.0.0 deliberately to expose the server."""
     port: int = Field(8000, ge=0, le=65535)
+    """TCP port."""
     workers: int = Field(2, ge=1, le=64)
-    """Number of uvicorn worker processes sharing the port."""
-    response_model: str = ENGINE_RULES
-    """Engine of the response synthesizer: `rules` or an LLM alias."""
-    state_model: str = ENGINE_RULES
-    """Engine of the task-state updater: `rules`, `none` (no state updates) or an LLM alias."""
-    validation_model: str = ENGINE_RULES
-    """Engine of the semantic validator: `rules`/`none` (syntactic checks only) or an LLM alias."""
-    judge_model: str = ENGINE_RULES
-    """Engine of checklist generation and judging: `rules` (gating judge) or an LLM alias."""
+    """Uvicorn worker processes on one port; sessions are shared through the store."""
     store: str = "sqlite"
-    """Session store: `memory`, `sqlite` (under the state dir), `sqlite:PATH`, or `redis://host:port/db`."""
+    """Session store: `memory` (one worker only), `sqlite` (file under the state dir), `sqlite:PATH`, or `redis://host:port/db`."""
     session_ttl: float = Field(24 * 3600.0, gt=0)
     """Seconds of inactivity after which a session expires."""
-    api_key: SecretStr | None = None
-    """When set, every request needs `Authorization: Bearer <key>` (except `GET /health`)."""
-    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
-    max_body_bytes: int = Field(1 * MiB, gt=0)
-    """Largest accepted request body; larger bodies get 413."""
-    state_dir: Path = Field(default_factory=default_state_dir)
-    """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
     history_limit: int = Field(1000, ge=0)
     """Calls kept in a session's history (oldest dropped first)."""
-    llm_cache: bool = True
-    """Content-addressed cache of LLM replies (temperature 0 only); `--no-cache` disables it."""
-    llm_cache_path: Path | None = None
-    """SQLite file of the LLM cache (default `state_dir/llm_cache.db`)."""
-    llm_timeout_s: float = Field(60.0, gt=0)
-    """Timeout of one LLM request; timeouts are retried, then reported as infrastructure failures."""
+    api_key: SecretStr | None = None
+    """When set, every request but `GET /health` needs `Authorization: Bearer <key>`."""
+    state_dir: Annotated[Path, Flag(doc_default="`$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`")] = Field(
+        default_factory=default_state_dir)
+    """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
+    max_body_bytes: int = Field(1 * MiB, gt=0)
+    """Largest accepted request body; larger bodies get 413."""
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
+    """Log level of the server and uvicorn."""
+    llm_cache: Annotated[bool, Flag("--no-cache")] = True
+    """Content-addressed cache of LLM replies (temperature 0 only: a repeated run costs nothing and returns identical results); `--no-cache` turns it off."""
+    llm_cache_path: Annotated[Path | None, Flag(doc_default="`<state dir>/llm_cache.db`")] = None
+    """SQLite file of the LLM cache."""
+    llm_timeout_s: Annotated[float, Flag("--llm-timeout")] = Field(60.0, gt=0)
+    """Seconds per LLM request; timeouts are retried, then reported as infrastructure failures."""
     llm_max_attempts: int = Field(4, ge=1, le=20)
-    """Attempts per LLM request (429/5xx/timeouts/connection errors are retried with back-off)."""
+    """Attempts per LLM request (429 with Retry-After, 5xx, timeouts and connection errors are retried with back-off)."""
     llm_max_concurrency: int = Field(256, ge=1)
     """Concurrent LLM requests per worker and endpoint."""
     llm_http_backend: Literal["auto", "aiohttp", "httpx", "raw"] = "auto"
     """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
-    gecko_url: str = ""
-    """Base URL runners use to reach Gecko; defaults to http://{host}:{port}."""
+    gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""
+    """Base URL the runners use to reach Gecko."""
 
     @field_validator("schemas_dirs", mode="before")
     @classmethod
@@ -92,6 +135,10 @@ class Settings(BaseSettings):
                 "store 'memory' keeps sessions inside one process; use --workers 1 with it, "
                 "or --store sqlite (default) / redis:// for several workers"
             )
+        for role in SERVER_ROLES:
+            if not role.none_allowed and self.role_model(role) == ENGINE_NONE:
+                raise ValueError(f"{default_flag(MODEL_SETTING.field(role))} cannot be 'none': {role.summary} cannot be skipped; "
+                                 f"use '{ENGINE_RULES}' ({role.rules_means})")
         if not self.gecko_url:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
             self.gecko_url = f"http://{host}:{self.port}"
@@ -103,11 +150,14 @@ class Settings(BaseSettings):
             return Path(self.store.split(":", 1)[1]).expanduser()
         return self.state_dir / "sessions.db"
 
+    def role_value(self, role: ServerRole, suffix: str) -> Any:
+        """The per-role setting `suffix` (see `utils.roles.ROLE_SETTINGS`) of `role`."""
+        return getattr(self, f"{role.name}_{suffix}")
+
+    def role_model(self, role: ServerRole) -> str:
+        """Engine name (`rules`, `none`) or model alias of `role`."""
+        return str(self.role_value(role, MODEL_SETTING.suffix))
+
     def role_models(self) -> dict[str, str]:
-        """Engine or model alias of each server role."""
-        return {
-            "validator": self.validation_model,
-            "responder": self.response_model,
-            "state": self.state_model,
-            "judge": self.judge_model,
-        }
+        """Role name → engine name or model alias, for every server role."""
+        return {role.name: self.role_model(role) for role in SERVER_ROLES}

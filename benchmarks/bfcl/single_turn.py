@@ -23,8 +23,9 @@ from gats import GatsConfig, TurnInput, TurnResult, TurnStatus, run_turn
 from inference.agents import Agent
 from inference.gecko import GeckoClient, GeckoError, GeckoSandbox, fetch_catalog
 from utils.llm import Prompt
+from utils.roles import PLANNER
 
-PLANNER_ROLE = "planner"
+PLANNER_ROLE = PLANNER.name
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from benchmarks.taubench.llm_chat import agent_view, prompt, render, tool_calls_
 from benchmarks.taubench.messages import AssistantMessage, Message
 from inference.tools import ToolCatalog
 from utils.llm import LLMClient
+from utils.roles import AGENT
 
-AGENT_ROLE = "agent"
+AGENT_ROLE = AGENT.name
 """Usage role of the real agent (GATS rehearsals are `planner`, so the two costs stay apart)."""
 
 

@@ -14,8 +14,9 @@ from benchmarks.taubench.llm_chat import prompt
 from benchmarks.taubench.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from benchmarks.taubench.results import NLAssertionCheck
 from utils.llm import LLMClient, LLMOutputError, parse_json_reply
+from utils.roles import NL_JUDGE
 
-JUDGE_ROLE = "nl_judge"
+JUDGE_ROLE = NL_JUDGE.name
 """Usage role of the reward's NL judge (Gecko's rehearsal judge is `judge`)."""
 
 

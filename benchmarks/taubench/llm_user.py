@@ -15,8 +15,9 @@ from benchmarks.taubench.messages import AssistantMessage, Message, UserMessage
 from benchmarks.taubench.orchestrator import user_view
 from benchmarks.taubench.tasks import Task, render_user_scenario
 from utils.llm import LLMClient
+from utils.roles import USER
 
-USER_ROLE = "user"
+USER_ROLE = USER.name
 
 
 class LLMUser:

@@ -9,8 +9,9 @@ import asyncio
 from typing import Any
 
 from gecko.convert.infer import InferFn
+from utils.roles import CONVERTER
 
-ROLE = "converter"
+ROLE = CONVERTER.name
 SCHEMA_NAME = "gecko_response_schema"
 
 

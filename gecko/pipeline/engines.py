@@ -1,69 +1,75 @@
-"""Choose the engine of each role from its model name: `rules`, `none`, or an LLM alias."""
+"""Build the engine of every server role from its name: `rules`, `none`, or a model alias.
+
+The roles come from `utils.roles.SERVER_ROLES`; each role's stage package says how to build its
+engines (`gecko.pipeline.<package>.role.ENGINES`, a `RoleEngines`). LLM engines are built by
+`gecko.pipeline.llm_engines`, imported only when a role names a model.
+"""
 
 from __future__ import annotations
 
-from gecko.pipeline.judge.rules import RulesJudge
-from gecko.pipeline.stages import Engines
-from gecko.pipeline.state.rules import RulesStateUpdater
-from gecko.pipeline.synthesize.rules import RulesSynthesizer
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from gecko.pipeline.stages import Engines, RoleEngines
 from gecko.toolkits.registry import ToolkitRegistry
-from utils.settings import ENGINE_NONE, ENGINE_RULES, Settings
+from utils.roles import ENGINE_NONE, ENGINE_RULES, SERVER_ROLES, ServerRole
+from utils.settings import Settings
+
+TOOLKIT_INFO_LIMIT = 200
+"""Toolkits summarised for the LLM state bootstrap prompt."""
 
 
-class EngineConfigError(ValueError):
-    """A role was given a model name that cannot serve it."""
-
-
-def build_engines(settings: Settings, registry: ToolkitRegistry | None = None) -> Engines:
-    """Engines for the four roles; LLM aliases are built by `gecko.pipeline.llm_engines` (lazy import).
-
-    Raises:
-        EngineConfigError: `none` where a role cannot be disabled.
-        UnknownModelError, MissingAPIKeyError (from utils.llm): a bad alias or a missing key.
-    """
-    rules_synth, rules_state, rules_judge = RulesSynthesizer(), RulesStateUpdater(), RulesJudge()
-    llm_roles = {role: name for role, name in settings.role_models().items() if name not in (ENGINE_RULES, ENGINE_NONE)}
-    if settings.response_model == ENGINE_NONE:
-        raise EngineConfigError("--response-model cannot be 'none': a tool call needs a response; use 'rules'")
-    if settings.judge_model == ENGINE_NONE:
-        raise EngineConfigError("--judge-model cannot be 'none'; use 'rules' for the gating judge")
-    engines = Engines(
-        semantic=None,
-        synthesizer=rules_synth,
-        state=None if settings.state_model == ENGINE_NONE else rules_state,
-        judge=rules_judge,
-    )
-    if llm_roles:
-        from gecko.pipeline.llm_engines import attach_llm_engines
-
-        toolkit_info = None
-        if registry is not None:
-            toolkit_info = {name: {"description": tk.description,
-                                   "operations": [op.operation_id for op in tk.operations.values()]}
-                            for name, tk in list(registry.toolkits.items())[:200]}
-        attach_llm_engines(engines, settings, llm_roles, rules_synth, rules_state, rules_judge, toolkit_info)
+def role_engines(role: ServerRole) -> RoleEngines:
+    """The `RoleEngines` of `role`, from its stage package (`gecko.pipeline.<package>.role`)."""
+    engines = importlib.import_module(f"gecko.pipeline.{role.package}.role").ENGINES
+    if not isinstance(engines, RoleEngines):
+        raise TypeError(f"gecko.pipeline.{role.package}.role.ENGINES must be a RoleEngines")
     return engines
 
 
-def uses_llm(engines: Engines) -> bool:
-    """True when any role runs on an LLM."""
-    return any(getattr(e, "engine", "rules") not in (ENGINE_RULES, ENGINE_NONE)
-               for e in (engines.semantic, engines.synthesizer, engines.state, engines.judge) if e is not None)
+def build_engines(settings: Settings, registry: ToolkitRegistry | None = None) -> Engines:
+    """The engine of every server role, as `settings` names them.
+
+    Raises:
+        UnknownModelError, MissingAPIKeyError (from utils.llm): a bad alias or a missing key.
+    """
+    built: dict[str, Any] = {}
+    models: dict[ServerRole, tuple[str, RoleEngines]] = {}
+    for role in SERVER_ROLES:
+        name = settings.role_model(role)  # `none` where not allowed was refused by Settings
+        if name == ENGINE_NONE:
+            built[role.name] = None
+        elif name == ENGINE_RULES:
+            built[role.name] = role_engines(role).rules()
+        else:
+            models[role] = (name, role_engines(role))
+    client = None
+    if models:
+        from gecko.pipeline.llm_engines import build_llm_engines
+
+        llm, client = build_llm_engines(settings, models, _toolkit_info(registry))
+        built.update(llm)
+    return Engines(**built, llm_client=client)
+
+
+def _toolkit_info(registry: ToolkitRegistry | None) -> Mapping[str, Any]:
+    if registry is None:
+        return {}
+    return {name: {"description": tk.description, "operations": [op.operation_id for op in tk.operations.values()]}
+            for name, tk in list(registry.toolkits.items())[:TOOLKIT_INFO_LIMIT]}
 
 
 def llm_metrics_text(engines: Engines) -> str:
     """Prometheus lines of this worker's LLM usage ('' without LLM roles)."""
-    if not uses_llm(engines):
-        return ""
-    from gecko.pipeline.llm_engines import llm_usage
-
-    usage = llm_usage(engines)
-    return usage.prometheus() if usage is not None else ""
+    client = engines.llm_client
+    return client.usage_totals.prometheus() if client is not None else ""
 
 
 async def close_engines(engines: Engines) -> None:
     """Release the LLM client's connections and cache (no-op without LLM roles)."""
-    if uses_llm(engines):
-        from gecko.pipeline.llm_engines import close_llm
-
-        await close_llm(engines)
+    client = engines.llm_client
+    if client is not None:
+        await client.aclose()
+        if client.cache is not None:
+            client.cache.close()

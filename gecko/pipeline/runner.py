@@ -2,7 +2,7 @@
 
 Critical path: syntactic validation → semantic check (optional LLM) and response synthesis, run
 concurrently (a rejected call discards the response). The state
-update runs inline for the rules reducer; an updater that sets `deferred = True` (the LLM one) runs
+update runs inline for the rules reducer; an updater with `deferred = True` (the LLM one) runs
 after the response is sent, in a background task that keeps holding the session, so the session's
 next call still sees the updated state.
 """
@@ -25,6 +25,7 @@ from gecko.sessions.store import SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from utils.jsonutil import content_hash
+from utils.roles import ENGINE_RULES
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
@@ -64,20 +65,23 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
 class CallRunner:
     """Orchestrator shared by all requests of a worker."""
 
-    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool = False,
-                 exclusive: bool = False) -> None:
+    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None,
+                 exclusive: bool | None = None) -> None:
         """Args:
             store: the session store.
             engines: the stage engines.
-            needs_recent_calls: load the last calls of the session for the stages (LLM engines use them).
+            needs_recent_calls: load the last calls of the session for the stages; default: when one of
+                the call's stages asks for them (`needs_recent_calls`).
             exclusive: hold the session's cross-process lease for the whole call. Use it when a call is
-                costly to redo (LLM stages); the rules pipeline runs optimistically and is re-run on the
-                rare cross-worker race instead.
+                costly to redo; default: when one of the call's stages runs on a model. The rules
+                pipeline runs optimistically and is re-run on the rare cross-worker race instead.
         """
+        stages = engines.call_stages()
         self.store = store
         self.engines = engines
-        self.needs_recent_calls = needs_recent_calls
-        self.exclusive = exclusive
+        self.needs_recent_calls = (any(stage.needs_recent_calls for stage in stages)
+                                   if needs_recent_calls is None else needs_recent_calls)
+        self.exclusive = any(stage.engine != ENGINE_RULES for stage in stages) if exclusive is None else exclusive
         self._background: set[asyncio.Task[None]] = set()
 
     async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
@@ -184,11 +188,11 @@ class CallRunner:
         # The semantic check and the response are independent: run them together, so the critical path
         # costs one LLM round trip; a rejected call discards its response.
         t = time.perf_counter()
-        synthesis_task = asyncio.create_task(self.engines.synthesizer.synthesize(ctx))
+        synthesis_task = asyncio.create_task(self.engines.response.synthesize(ctx))
         verdict = SemanticVerdict("skipped", reason="no semantic validator configured")
-        if self.engines.semantic is not None:
+        if self.engines.validation is not None:
             try:
-                verdict = await self.engines.semantic.check(ctx)
+                verdict = await self.engines.validation.check(ctx)
             except BaseException:
                 synthesis_task.cancel()
                 raise
@@ -214,7 +218,7 @@ class CallRunner:
             timings_ms=timings, usage=usage,
         )
         updater = self.engines.state
-        if updater is not None and getattr(updater, "deferred", False) and (
+        if updater is not None and updater.deferred and (
                 operation.access == "write" or config.get("record_reads")):
             timings["critical_path"] = _ms(started)
             return CallOutcome(200, body, semantic=verdict), Commit(history=entry), _Pending(ctx, body)

@@ -1,5 +1,8 @@
 """Interfaces of the pipeline stages. Each has a deterministic `rules` engine and may have an LLM one.
 
+A Protocol declares every attribute its callers read. `Engines` holds one engine per server role of
+`utils.roles.SERVER_ROLES`; `RoleEngines` is how a stage package says how to build them.
+
 Stages receive small frozen dataclasses and return small dataclasses; they never touch the store or
 HTTP. The runner (`gecko.pipeline.runner`) owns ordering, the session lease and the history entry.
 LLM usage of a stage is appended to `CallContext.usage` (one dict per LLM call, see
@@ -8,10 +11,16 @@ LLM usage of a stage is appended to `CallContext.usage` (one dict per LLM call, 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gecko.toolkits.model import Operation
+from utils.roles import ENGINE_NONE, ServerRole
+
+if TYPE_CHECKING:
+    from utils.llm import LLMClient
+    from utils.settings import Settings
 
 SemanticOutcome = Literal["valid", "invalid", "unchecked", "skipped"]
 ItemStatus = Literal["success", "failed", "unknown"]
@@ -115,19 +124,36 @@ class JudgeFailure(RuntimeError):
 
 
 class SemanticValidator(Protocol):
+    """The semantic check of a call's arguments (the `validation` role)."""
+
     engine: str
+    """The model alias (reported in `/health` and the history)."""
+    needs_recent_calls: bool
+    """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
 
     async def check(self, ctx: CallContext) -> SemanticVerdict: ...
 
 
 class ResponseSynthesizer(Protocol):
+    """The response of a valid call (the `response` role)."""
+
     engine: str
+    """`rules` or the model alias."""
+    needs_recent_calls: bool
+    """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
 
     async def synthesize(self, ctx: CallContext) -> Synthesis: ...
 
 
 class StateUpdater(Protocol):
+    """The task state after a call, at session start and from real tools (the `state` role)."""
+
     engine: str
+    """`rules` or the model alias."""
+    needs_recent_calls: bool
+    """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
+    deferred: bool
+    """Run after the response is sent; the session stays held until the update commits (LLM updaters)."""
 
     async def update(self, ctx: CallContext, response: Any) -> StateChange | None:
         """State after a successful call; None when nothing changes."""
@@ -145,7 +171,10 @@ class StateUpdater(Protocol):
 
 
 class TaskJudge(Protocol):
+    """Checklists and verdicts (the `judge` role)."""
+
     engine: str
+    """`rules` or the model alias."""
 
     async def checklist(
         self, task: str, previous_tasks: list[str], tools: list[dict[str, Any]], usage: list[dict[str, Any]]
@@ -156,11 +185,55 @@ class TaskJudge(Protocol):
         ...
 
 
+CallStage = SemanticValidator | ResponseSynthesizer | StateUpdater
+"""A stage that runs inside a tool call (the runner reads `needs_recent_calls` of each)."""
+
+
 @dataclass
 class Engines:
-    """The engine chosen for each role; `semantic`/`state` are None when disabled (`none`)."""
+    """The engine of each server role, one field per row of `utils.roles.SERVER_ROLES` (None: `none`).
 
-    semantic: SemanticValidator | None
-    synthesizer: ResponseSynthesizer
+    `validation` is None also for `rules`: the rules half of validation is the syntactic check, which
+    the runner always runs.
+    """
+
+    validation: SemanticValidator | None
+    response: ResponseSynthesizer
     state: StateUpdater | None
     judge: TaskJudge
+    llm_client: LLMClient | None = None
+    """The client the LLM engines share (None when no role uses a model); closed at shutdown."""
+
+    def engine_of(self, role: ServerRole) -> str:
+        """The engine name serving `role` (`rules`, `none` or the model alias)."""
+        engine = getattr(self, role.name)
+        return ENGINE_NONE if engine is None else str(engine.engine)
+
+    def call_stages(self) -> list[CallStage]:
+        """The engines that run inside a tool call (the judge runs on request)."""
+        return [e for e in (self.validation, self.response, self.state) if e is not None]
+
+
+@dataclass(frozen=True)
+class EngineBuild:
+    """What a role's LLM engine builder receives."""
+
+    model: str
+    """The model alias."""
+    client: LLMClient
+    """The worker's shared client."""
+    fallback: Any
+    """The role's rules engine (None where the role has none), for engines that fall back to it."""
+    settings: Settings
+    toolkit_info: Mapping[str, Any]
+    """Toolkit name → {description, operations} (for the state bootstrap prompt)."""
+
+
+@dataclass(frozen=True)
+class RoleEngines:
+    """How a stage package builds its server role's engines: its `role.py` exports one as `ENGINES`."""
+
+    rules: Callable[[], Any]
+    """The `rules` engine (None: the role does nothing beyond what the runner always does)."""
+    llm: Callable[[EngineBuild], Any]
+    """The engine for a model alias; import the LLM module inside, so it loads only when a model is set."""

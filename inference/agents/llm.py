@@ -12,8 +12,9 @@ from typing import Any, Protocol
 from inference.agents.base import AgentInfrastructureError, AgentRequestError
 from inference.tools.execution import ToolCallRequest
 from utils.llm import LLMClient, LLMError, LLMInfrastructureError, LLMUsageError
+from utils.roles import PLANNER
 
-PLANNER_ROLE = "planner"
+PLANNER_ROLE = PLANNER.name
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ class SlowUpdater:
 
     engine = "fake-llm"
     deferred = True
+    needs_recent_calls = False
 
     def __init__(self) -> None:
         self.gate = asyncio.Event()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from utils.llm.errors import LLMUsageError, MissingAPIKeyError, UnknownModelError
-from utils.settings import ENGINE_NONE, ENGINE_RULES
+from utils.roles import ENGINE_NONE, ENGINE_RULES
 
 SCRIPTED_PREFIX = "scripted-"
 GENERIC_PREFIX = "openai-compatible:"

@@ -27,9 +27,10 @@ from utils.llm.cache import LLMCache, cache_key
 from utils.llm.errors import LLMError, LLMOutputError, LLMParseError, LLMSchemaError, LLMUsageError
 from utils.llm.jsontext import parse_json_reply
 from utils.llm.retry import RetryPolicy, Sleep, classify_error, with_retries
-from utils.llm.stage_markers import SCHEMA_SECTION, section
+from utils.llm.stage_tags import ROLE_HEADER, SCHEMA_SECTION, section
 from utils.llm.transport import ChatTransport, OpenAITransport, RawReply, ToolCall
 from utils.llm.usage import UsageAggregator, UsageRecord
+from utils.roles import call_role
 
 M = TypeVar("M", bound=BaseModel)
 V = TypeVar("V")
@@ -114,6 +115,11 @@ def schema_check(schema: Mapping[str, Any], validator: Any | None = None) -> Che
                        f"{e.message}" for e in errors]
 
     return check
+
+
+def _check_role(role: str) -> None:
+    if call_role(role) is None:
+        raise LLMUsageError(f"unknown usage role {role!r}: add it to utils.roles.CALL_ROLES")
 
 
 class LLMClient:
@@ -234,11 +240,12 @@ class LLMClient:
         usage: list[dict[str, Any]] | None,
     ) -> ChatResult:
         api_key = spec.api_key(self._env)
+        headers = {ROLE_HEADER: role}
         started = time.perf_counter()
 
         async def once() -> RawReply:
             async with self._limit(spec):
-                return await self.transport.complete(spec, api_key, request, self.config.timeout_s)
+                return await self.transport.complete(spec, api_key, request, self.config.timeout_s, headers)
 
         try:
             reply, attempts = await with_retries(once, self.config.retry, sleep=self._sleep, rng=self._rng)
@@ -300,7 +307,7 @@ class LLMClient:
         Args:
             model: alias or spec.
             messages: OpenAI-format messages.
-            role: usage role (validator, responder, state, bootstrap, checklist, judge, planner, user).
+            role: usage role, one of `utils.roles.CALL_ROLES` (recorded with the usage; sent as `X-Gecko-Role`).
             tools: OpenAI tool definitions.
             tool_choice: passed through when tools are given.
             temperature: dropped for models that refuse it; 0 makes the call cacheable.
@@ -317,6 +324,7 @@ class LLMClient:
             LLMUsageError: bad model name, missing key, or a request the provider rejected.
         """
         spec = self.spec(model)
+        _check_role(role)
         request = self._request(spec, messages, tools=tools, tool_choice=tool_choice, temperature=temperature,
                                 max_tokens=max_tokens, response_format=response_format, seed=seed, extra=extra)
         cacheable = self._use_cache(temperature, use_cache)
@@ -389,6 +397,7 @@ class LLMClient:
             LLMInfrastructureError, LLMUsageError: as for `chat`.
         """
         spec = self.spec(model)
+        _check_role(role)
         check = check or schema_check(schema)
         full, response_format = self._json_format(spec, messages, schema, name)
         request = self._request(spec, full, tools=None, tool_choice=None, temperature=temperature,

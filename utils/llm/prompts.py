@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from utils.llm.stage_markers import marker, section
+from utils.llm.stage_tags import section
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 
@@ -61,17 +61,15 @@ def load_prompt(path: Path | str) -> Prompt:
     return parse_prompt(path.stem, path.read_text(encoding="utf-8"))
 
 
-def stage_messages(stage: str, prompt: Prompt, sections: Sequence[tuple[str, Any]]) -> list[dict[str, str]]:
-    """System message (stage marker + prompt text) and a user message made of tagged data sections.
+def stage_messages(prompt: Prompt, sections: Sequence[tuple[str, Any]]) -> list[dict[str, str]]:
+    """System message (the prompt text) and a user message made of tagged data sections.
 
     Args:
-        stage: one of `utils.llm.stage_markers.STAGES`.
         prompt: the stage's prompt.
         sections: (name, value) pairs; values are rendered as compact JSON (strings verbatim).
     """
-    system = f"{marker(stage)}\n\n{prompt.text}"
     user = "\n\n".join(section(name, value) for name, value in sections)
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": prompt.text}, {"role": "user", "content": user}]
 
 
 def clip(value: Any, limit: int) -> Any:

@@ -1,14 +1,14 @@
 """`ScriptedTransport`: a `ChatTransport` that plays canned replies, for unit tests without a socket.
 
 Each step is reply text, a `RawReply`, an exception to raise, or a function of the request. The
-transport records every request, and fails loudly on a request beyond the script; `assert_done`
+transport records every request (body and headers), and fails loudly on a request beyond the script; `assert_done`
 fails if steps were left unused.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
 
 from utils.llm.aliases import ModelSpec
@@ -27,13 +27,17 @@ class ScriptedTransport:
     def __init__(self, steps: Iterable[Step] = ()) -> None:
         self._steps: deque[Step] = deque(steps)
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        """The extra HTTP headers of each request, in order."""
 
     def add(self, *steps: Step) -> None:
         """Append steps."""
         self._steps.extend(steps)
 
-    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float) -> RawReply:
+    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float,
+                       headers: Mapping[str, str] | None = None) -> RawReply:
         self.requests.append(request)
+        self.headers.append(dict(headers or {}))
         if not self._steps:
             raise ScriptExhausted(f"unexpected request #{len(self.requests)} to {spec.name}: the script is used up")
         step = self._steps.popleft()

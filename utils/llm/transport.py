@@ -136,8 +136,9 @@ def parse_completion(spec: ModelSpec, body: bytes | str) -> RawReply:
 class ChatTransport(Protocol):
     """Sends one chat-completions request."""
 
-    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float) -> RawReply:
-        """Make one request; raise the SDK's (or any transport) exception on failure."""
+    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float,
+                       headers: Mapping[str, str] | None = None) -> RawReply:
+        """Make one request (with extra HTTP `headers`); raise the SDK's (or any transport) exception on failure."""
         ...
 
     async def aclose(self) -> None:
@@ -188,8 +189,9 @@ class OpenAITransport:
             self._clients[key] = client
         return client
 
-    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float) -> RawReply:
-        """Send `request` to `spec`'s endpoint and parse the reply.
+    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float,
+                       headers: Mapping[str, str] | None = None) -> RawReply:
+        """Send `request` (with extra HTTP `headers`) to `spec`'s endpoint and parse the reply.
 
         Raises:
             openai.APIStatusError, openai.APIConnectionError, openai.APITimeoutError: from the SDK.
@@ -198,7 +200,8 @@ class OpenAITransport:
         import httpx2
 
         response = await self._client(spec, api_key).post(
-            "/chat/completions", body=request, cast_to=httpx2.Response, options={"timeout": timeout}
+            "/chat/completions", body=request, cast_to=httpx2.Response,
+            options={"timeout": timeout, "headers": dict(headers or {})},
         )
         return parse_completion(spec, response.content)
 

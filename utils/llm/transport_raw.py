@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from utils.aiohttp_pool import LazyAiohttpSession
@@ -30,11 +31,12 @@ class RawHTTPTransport:
 
         self._pool = LazyAiohttpSession(max_connections)
 
-    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float) -> RawReply:
-        """POST `request` to `{base_url}/chat/completions` and parse the reply."""
+    async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float,
+                       headers: Mapping[str, str] | None = None) -> RawReply:
+        """POST `request` (with extra HTTP `headers`) to `{base_url}/chat/completions` and parse the reply."""
         import aiohttp
 
-        headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+        headers = {**(headers or {}), "Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
         try:
             async with self._pool.get().post(
                 f"{spec.base_url}/chat/completions", data=json.dumps(request), headers=headers,

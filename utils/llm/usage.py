@@ -4,7 +4,7 @@ A usage record is a plain dict (it travels in session history and JSON files) wi
 
 | key | type | meaning |
 |---|---|---|
-| `role` | str | validator, responder, state, bootstrap, checklist, judge, planner or user |
+| `role` | str | the usage role, one of `ROLES` (from `utils.roles.CALL_ROLES`) |
 | `model` | str | the configured name (alias or generic form) |
 | `api_model` | str | the model id sent to the API |
 | `provider` | str | openai, deepseek, qwen, openai-compatible |
@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
-Role = Literal["validator", "responder", "state", "bootstrap", "checklist", "judge", "planner", "user"]
-ROLES: tuple[str, ...] = ("validator", "responder", "state", "bootstrap", "checklist", "judge", "planner", "user")
+from utils.roles import CALL_ROLES
+
+ROLES: tuple[str, ...] = tuple(role.name for role in CALL_ROLES)
+"""Every usage role, server stages first."""
 
 
 class UsageRecord(TypedDict):

@@ -1,7 +1,7 @@
 """The stub's HTTP app: OpenAI-compatible `/v1/chat/completions` and `/v1/models`, plus `/stats`.
 
-Stage recognition, in order: the `gecko-stage:` marker in the system prompt, the name of the
-requested JSON schema, tools in the request (planner), else plain chat.
+Stage recognition, in order: the `X-Gecko-Role` header (a server stage's usage role), the name of the
+requested JSON schema (`gecko_<role>`), tools in the request (planner), else plain chat.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.faults import FaultPlan, body_digest
 from utils.llm_stub.planner import planner_reply
 from utils.llm_stub.replies import malformed_text, structured_value, violating_value
+from utils.roles import PLANNER
 
 CREATED = 1_700_000_000
 """Fixed `created` timestamp: replies are byte-for-byte deterministic."""
@@ -73,19 +74,22 @@ def _tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-def detect_request_stage(request: ChatRequest) -> str:
-    """The stage a request belongs to (`chat` when none is recognisable)."""
-    system = "\n".join(_text(m.get("content")) for m in request.messages if m.get("role") in ("system", "developer"))
-    stage = sm.detect_stage(system)
-    if stage:
-        return stage
+def detect_request_stage(request: ChatRequest, role: str | None = None) -> str:
+    """The stage a request belongs to (`chat` when none is recognisable).
+
+    Args:
+        request: the request body.
+        role: the `X-Gecko-Role` header, if any (client roles fall through to the other clues).
+    """
+    if role is not None and role in tags.STAGES:
+        return role
     rf = request.response_format or {}
     if rf.get("type") == "json_schema":
-        found = sm.stage_of_schema_name(str((rf.get("json_schema") or {}).get("name", "")))
+        found = tags.stage_of_schema_name(str((rf.get("json_schema") or {}).get("name", "")))
         if found:
             return found
     if request.tools:
-        return sm.PLANNER
+        return PLANNER.name
     return "chat"
 
 
@@ -95,7 +99,7 @@ def _requested_schema(request: ChatRequest, system: str) -> Any:
         schema = (rf.get("json_schema") or {}).get("schema")
         if schema is not None:
             return schema
-    return sm.read_json_section(system, sm.SCHEMA_SECTION)
+    return tags.read_json_section(system, tags.SCHEMA_SECTION)
 
 
 def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -118,7 +122,7 @@ class StubServer:
         system = "\n".join(_text(m.get("content")) for m in messages if m.get("role") in ("system", "developer"))
         everything = "\n".join(_text(m.get("content")) for m in messages)
         first_user = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
-        if stage == sm.PLANNER or (request.tools and stage in ("chat", sm.USER)):
+        if stage == PLANNER.name or (request.tools and stage == "chat"):
             content, calls = planner_reply(messages, request.tools or [], request.tool_choice,
                                            self.config.plans, request.stub_plan)
             if calls and fault == "malformed":
@@ -129,8 +133,6 @@ class StubServer:
         schema = _requested_schema(request, system)
         wants_json = schema is not None or (request.response_format or {}).get("type") == "json_object"
         if not wants_json:
-            if stage == sm.USER:
-                return "Thanks, that is all I needed.", []
             last = next((_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
             return f"stub reply: {last[:80]}", []
         value = structured_value(stage, everything, first_user, schema)
@@ -140,14 +142,14 @@ class StubServer:
             return json.dumps(violating_value(schema, first_user)), []
         return json.dumps(value, ensure_ascii=False), []
 
-    async def complete(self, body: dict[str, Any]) -> JSONResponse:
-        """Handle one chat-completions request."""
+    async def complete(self, body: dict[str, Any], role: str | None = None) -> JSONResponse:
+        """Handle one chat-completions request (`role`: its `X-Gecko-Role` header)."""
         try:
             request = ChatRequest.model_validate(body)
         except ValidationError as exc:
             self.stats.statuses[400] += 1
             return _error(400, "invalid_request_error", f"invalid request: {exc.errors()[0]['msg']}")
-        stage = detect_request_stage(request)
+        stage = detect_request_stage(request, role)
         self.stats.requests += 1
         self.stats.by_stage[stage] += 1
         digest = body_digest(body)
@@ -213,7 +215,7 @@ def create_app(config: StubConfig | None = None) -> FastAPI:
             return _error(400, "invalid_request_error", "the body must be a JSON object")
         if body.get("stream"):
             return _error(400, "invalid_request_error", "the stub does not stream; send stream=false")
-        return await stub.complete(body)
+        return await stub.complete(body, request.headers.get(tags.ROLE_HEADER))
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

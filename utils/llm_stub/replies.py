@@ -1,7 +1,7 @@
 """What the stub answers for each Gecko stage: deterministic values that fit the requested schema.
 
-Each stage has an intended reply built from the prompt's tagged sections (see
-`utils.llm.stage_markers`). If the intended value does not fit the schema the client asked for, the
+Each stage (named by its usage role) has an intended reply built from the prompt's tagged sections
+(see `utils.llm.stage_tags`). If the intended value does not fit the schema the client asked for, the
 stub falls back to a generated instance of that schema, so it keeps working when a prompt's output
 model changes. Tokens that steer the stub from test data:
 
@@ -16,8 +16,9 @@ import json
 import re
 from typing import Any
 
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm_stub.schema_instance import SchemaInstanceError, generate_instance, invalid_instance, is_valid
+from utils.roles import BOOTSTRAP, CHECKLIST, JUDGE, STATE, VALIDATOR
 
 REJECT_TOKEN = "stub-reject"
 FAIL_TOKEN = "stub-fail"
@@ -26,15 +27,15 @@ MAX_CHECKLIST_ITEMS = 6
 
 
 def _semantic(text: str) -> dict[str, Any]:
-    arguments = sm.read_section(text, sm.SECTION_ARGUMENTS) or ""
+    arguments = tags.read_section(text, tags.SECTION_ARGUMENTS) or ""
     if REJECT_TOKEN in arguments:
         return {"valid": False, "errors": [f"stub: the arguments contain '{REJECT_TOKEN}'"]}
     return {"valid": True, "errors": []}
 
 
 def _state_patch(text: str) -> dict[str, Any]:
-    state = sm.read_json_section(text, sm.SECTION_STATE)
-    call = sm.read_json_section(text, sm.SECTION_CALL) or {}
+    state = tags.read_json_section(text, tags.SECTION_STATE)
+    call = tags.read_json_section(text, tags.SECTION_CALL) or {}
     entry = {"tool": call.get("tool", ""), "arguments": call.get("arguments", {})}
     if isinstance(state, dict) and isinstance(state.get("stub_writes"), list):
         patch = [{"op": "add", "path": "/stub_writes/-", "value": entry}]
@@ -44,14 +45,14 @@ def _state_patch(text: str) -> dict[str, Any]:
 
 
 def _bootstrap(text: str) -> dict[str, Any]:
-    state = sm.read_json_section(text, sm.SECTION_STATE)
+    state = tags.read_json_section(text, tags.SECTION_STATE)
     if isinstance(state, dict) and "stub_bootstrap" in state:
         return {"patch": [], "reasoning": "stub: already bootstrapped"}
     return {"patch": [{"op": "add", "path": "/stub_bootstrap", "value": True}], "reasoning": "stub: mark bootstrap"}
 
 
 def _checklist(text: str) -> dict[str, Any]:
-    task = sm.read_section(text, sm.SECTION_TASK) or ""
+    task = tags.read_section(text, tags.SECTION_TASK) or ""
     try:
         task = json.loads(task) if task.startswith('"') else task
     except ValueError:
@@ -62,7 +63,7 @@ def _checklist(text: str) -> dict[str, Any]:
 
 
 def _judge(text: str) -> dict[str, Any]:
-    checklist = sm.read_json_section(text, sm.SECTION_CHECKLIST) or []
+    checklist = tags.read_json_section(text, tags.SECTION_CHECKLIST) or []
     items = []
     for index, item in enumerate(checklist if isinstance(checklist, list) else []):
         item = item if isinstance(item, dict) else {"description": str(item)}
@@ -74,12 +75,13 @@ def _judge(text: str) -> dict[str, Any]:
 
 
 _BUILDERS = {
-    sm.SEMANTIC: _semantic,
-    sm.STATE_PATCH: _state_patch,
-    sm.STATE_BOOTSTRAP: _bootstrap,
-    sm.CHECKLIST: _checklist,
-    sm.JUDGE: _judge,
+    VALIDATOR.name: _semantic,
+    STATE.name: _state_patch,
+    BOOTSTRAP.name: _bootstrap,
+    CHECKLIST.name: _checklist,
+    JUDGE.name: _judge,
 }
+"""Stages with an intended reply; the others (the responder) get an instance of the requested schema."""
 
 
 def seed_of(text: str) -> str:
@@ -102,7 +104,7 @@ def structured_value(stage: str | None, text: str, seed_text: str, schema: Any) 
         return intended
     if schema is None:
         return intended if intended is not None else {"reply": "stub"}
-    hints = sm.read_json_section(text, sm.SECTION_ARGUMENTS)
+    hints = tags.read_json_section(text, tags.SECTION_ARGUMENTS)
     try:
         return generate_instance(schema, seed=seed_of(seed_text), hints=hints if isinstance(hints, dict) else None)
     except SchemaInstanceError:

@@ -10,6 +10,7 @@ from fastapi.responses import PlainTextResponse
 
 from gecko.api.deps import ContextDep
 from gecko.pipeline.engines import llm_metrics_text
+from utils.roles import SERVER_ROLES
 
 router = APIRouter(tags=["health"])
 
@@ -17,15 +18,9 @@ router = APIRouter(tags=["health"])
 @router.get("/health")
 async def health(ctx: ContextDep) -> dict:
     """Status, models of every role, engines, store, toolkit counts and live workers (runners preflight on this)."""
-    engines = ctx.engines
-    settings = ctx.settings
-    roles = {
-        "validator": {"model": settings.validation_model,
-                      "engine": engines.semantic.engine if engines.semantic else "none"},
-        "responder": {"model": settings.response_model, "engine": engines.synthesizer.engine},
-        "state": {"model": settings.state_model, "engine": engines.state.engine if engines.state else "none"},
-        "judge": {"model": settings.judge_model, "engine": engines.judge.engine},
-    }
+    engines, settings = ctx.engines, ctx.settings
+    roles = {role.public: {"model": settings.role_model(role), "engine": engines.engine_of(role)}
+             for role in SERVER_ROLES}
     return {
         "status": "ok",
         "service": "gecko",
@@ -34,7 +29,7 @@ async def health(ctx: ContextDep) -> dict:
         "uptime_seconds": round(time.time() - ctx.started, 3),
         "roles": roles,
         "state_model_enabled": engines.state is not None,
-        "offline": all(r["engine"] in ("rules", "none") for r in roles.values()),
+        "offline": engines.llm_client is None,
         "store": ctx.store.backend,
         "toolkits": len(ctx.registry.toolkits),
         "tools": ctx.registry.tool_count,

@@ -15,8 +15,9 @@ from pydantic import BaseModel, Field
 
 from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeFailure, JudgeInput, JudgeResult
 from utils.llm import LLMClient, LLMError
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm.prompts import clip, load_prompt, stage_messages
+from utils.roles import CHECKLIST, JUDGE
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 MAX_ITEMS = 12
@@ -86,12 +87,12 @@ class LLMTaskJudge:
         Raises:
             JudgeFailure: no usable checklist could be produced.
         """
-        messages = stage_messages(sm.CHECKLIST, self._checklist_prompt, [
-            (sm.SECTION_TASK, task), (sm.SECTION_PREVIOUS_TASKS, previous_tasks), (sm.SECTION_TOOLS, tools),
+        messages = stage_messages(self._checklist_prompt, [
+            (tags.SECTION_TASK, task), (tags.SECTION_PREVIOUS_TASKS, previous_tasks), (tags.SECTION_TOOLS, tools),
         ])
         try:
             result = await self.client.structured(
-                self.engine, messages, ChecklistOutput, role="checklist", name=sm.schema_name(sm.CHECKLIST),
+                self.engine, messages, ChecklistOutput, role=CHECKLIST.name, name=tags.schema_name(CHECKLIST.name),
                 prompt_version=self._checklist_prompt.version, usage=usage, max_tokens=self._max_tokens,
             )
         except LLMError as exc:
@@ -102,13 +103,13 @@ class LLMTaskJudge:
     def messages(self, data: JudgeInput) -> list[dict[str, str]]:
         """The judge request."""
         calls = [clip(call, self._max_chars // 10) for call in data.calls]
-        return stage_messages(sm.JUDGE, self._judge_prompt, [
-            (sm.SECTION_TASK, data.task),
-            (sm.SECTION_CHECKLIST, [{"id": i.id, "description": i.description} for i in data.checklist]),
-            (sm.SECTION_TOOLS, data.tools),
-            (sm.SECTION_CALLS, calls),
-            (sm.SECTION_STATE, clip(data.state, self._max_chars)),
-            (sm.SECTION_AGENT_RESPONSE, data.agent_response or ""),
+        return stage_messages(self._judge_prompt, [
+            (tags.SECTION_TASK, data.task),
+            (tags.SECTION_CHECKLIST, [{"id": i.id, "description": i.description} for i in data.checklist]),
+            (tags.SECTION_TOOLS, data.tools),
+            (tags.SECTION_CALLS, calls),
+            (tags.SECTION_STATE, clip(data.state, self._max_chars)),
+            (tags.SECTION_AGENT_RESPONSE, data.agent_response or ""),
         ])
 
     async def judge(self, data: JudgeInput) -> JudgeResult:
@@ -121,7 +122,7 @@ class LLMTaskJudge:
             raise JudgeFailure("the checklist is empty: nothing to judge")
         try:
             result = await self.client.structured(
-                self.engine, self.messages(data), JudgeOutput, role="judge", name=sm.schema_name(sm.JUDGE),
+                self.engine, self.messages(data), JudgeOutput, role=JUDGE.name, name=tags.schema_name(JUDGE.name),
                 extra_check=_coverage_check(data.checklist), prompt_version=self._judge_prompt.version,
                 usage=data.usage, max_tokens=self._max_tokens,
             )

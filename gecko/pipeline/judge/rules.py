@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeInput, JudgeResult
+from utils.roles import ENGINE_RULES
 
 
 class RulesJudge:
-    engine = "rules"
+    engine = ENGINE_RULES
 
     async def checklist(
         self, task: str, previous_tasks: list[str], tools: list[dict[str, Any]], usage: list[dict[str, Any]]

@@ -23,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gecko.pipeline.stages import CallContext, RealCall, StateChange, StateUpdater
 from utils.llm import LLMClient, LLMError
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm.prompts import clip, load_prompt, stage_messages
+from utils.roles import BOOTSTRAP, STATE, CallRole
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 RECORD_READS_KEY = "record_reads"
@@ -104,6 +105,7 @@ class LLMStateUpdater:
 
     deferred = True
     """The runner applies this updater after the response is sent (off the critical path)."""
+    needs_recent_calls = False
 
     def __init__(self, client: LLMClient, model: str, fallback: StateUpdater, *,
                  toolkit_info: Mapping[str, Any] | None = None, prompts_dir: Path | None = None,
@@ -119,10 +121,10 @@ class LLMStateUpdater:
         self._max_tokens = max_tokens
         self._max_chars = max_section_chars
 
-    async def _patch(self, stage: str, state: dict[str, Any], sections: list[tuple[str, Any]],
-                     usage: list[dict[str, Any]], role: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """(new state, RFC 6902 ops) from the model; raises LLMError when none can be had."""
-        prompt = self._patch_prompt if stage == sm.STATE_PATCH else self._bootstrap_prompt
+    async def _patch(self, role: CallRole, state: dict[str, Any], sections: list[tuple[str, Any]],
+                     usage: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """(new state, RFC 6902 ops) from the model (`role`: STATE or BOOTSTRAP); raises LLMError when none can be had."""
+        prompt = self._bootstrap_prompt if role == BOOTSTRAP else self._patch_prompt
         applied: dict[str, Any] = {}
 
         def extra_check(output: PatchOutput) -> list[str]:
@@ -132,8 +134,8 @@ class LLMStateUpdater:
             return problems
 
         result = await self.client.structured(
-            self.engine, stage_messages(stage, prompt, [(sm.SECTION_STATE, state), *sections]), PatchOutput,
-            role=role, name=sm.schema_name(stage), extra_check=extra_check, prompt_version=prompt.version,
+            self.engine, stage_messages(prompt, [(tags.SECTION_STATE, state), *sections]), PatchOutput,
+            role=role.name, name=tags.schema_name(role.name), extra_check=extra_check, prompt_version=prompt.version,
             usage=usage, max_tokens=self._max_tokens,
         )
         ops = [op.rfc() for op in result.value.patch]
@@ -151,7 +153,7 @@ class LLMStateUpdater:
             return None
         call = _call_view(op.tool_name, op.access, ctx.arguments, response, op.description, self._max_chars)
         try:
-            new_state, ops = await self._patch(sm.STATE_PATCH, ctx.state, [(sm.SECTION_CALL, call)], ctx.usage, "state")
+            new_state, ops = await self._patch(STATE, ctx.state, [(tags.SECTION_CALL, call)], ctx.usage)
         except LLMError as exc:
             note = f"llm state update unusable ({type(exc).__name__}): {exc}"
             backup = await self._fallback.update(ctx, response)
@@ -168,8 +170,7 @@ class LLMStateUpdater:
         """The initial state enriched by the model (unchanged keys kept); the fallback's result on failure."""
         info = [{"name": name, **(self._toolkit_info.get(name) or {})} for name in toolkits]
         try:
-            new_state, _ = await self._patch(sm.STATE_BOOTSTRAP, state, [(sm.SECTION_TOOLKITS, info)], usage,
-                                             "bootstrap")
+            new_state, _ = await self._patch(BOOTSTRAP, state, [(tags.SECTION_TOOLKITS, info)], usage)
         except LLMError:
             return await self._fallback.bootstrap(state, toolkits, usage)
         return new_state
@@ -197,7 +198,7 @@ class LLMStateUpdater:
             description = call.operation.description if call.operation else ""
             view = _call_view(name, "write", call.arguments, call.result, description, self._max_chars, source="real")
             try:
-                current, _ = await self._patch(sm.STATE_PATCH, current, [(sm.SECTION_CALL, view)], usage, "state")
+                current, _ = await self._patch(STATE, current, [(tags.SECTION_CALL, view)], usage)
             except LLMError as exc:
                 fell_back = True
                 notes.append(f"{name}: llm state update unusable ({type(exc).__name__}): {exc}")

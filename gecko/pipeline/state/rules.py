@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, RealCall, StateChange
+from utils.roles import ENGINE_RULES
 
 EFFECTS_KEY = "effects"
 OBSERVED_KEY = "observed"
@@ -33,7 +34,9 @@ def _append(state: dict[str, Any], key: str, entry: dict[str, Any]) -> tuple[dic
 class RulesStateUpdater:
     """Deterministic reducer: effects for writes, observations for reads."""
 
-    engine = "rules"
+    engine = ENGINE_RULES
+    needs_recent_calls = False
+    deferred = False
 
     async def update(self, ctx: CallContext, response: Any) -> StateChange | None:
         record_reads = bool(ctx.session_config.get("record_reads"))

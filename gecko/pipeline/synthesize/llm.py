@@ -16,9 +16,10 @@ from typing import Any
 from gecko.pipeline.stages import CallContext, ResponseSynthesizer, Synthesis
 from gecko.toolkits.model import Operation
 from utils.llm import LLMClient, LLMError
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm.client import Check
 from utils.llm.prompts import clip, inline_refs, load_prompt, stage_messages
+from utils.roles import RESPONDER
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "response.md"
 MAX_REPORTED = 20
@@ -105,12 +106,12 @@ class LLMResponseSynthesizer:
             )
             self._views[op.tool_name] = view
         recent = [clip(call, self._max_chars // 10) for call in ctx.recent_calls[-self._recent:]] if self._recent else []
-        return stage_messages(sm.RESPONSE, self._prompt, [
-            (sm.SECTION_TOOL, view.tool),
-            (sm.SECTION_RESPONSE_SCHEMA, view.response_schema),
-            (sm.SECTION_STATE, clip(ctx.state, self._max_chars)),
-            (sm.SECTION_RECENT_CALLS, recent),
-            (sm.SECTION_ARGUMENTS, ctx.arguments),
+        return stage_messages(self._prompt, [
+            (tags.SECTION_TOOL, view.tool),
+            (tags.SECTION_RESPONSE_SCHEMA, view.response_schema),
+            (tags.SECTION_STATE, clip(ctx.state, self._max_chars)),
+            (tags.SECTION_RECENT_CALLS, recent),
+            (tags.SECTION_ARGUMENTS, ctx.arguments),
         ])
 
     async def synthesize(self, ctx: CallContext) -> Synthesis:
@@ -119,8 +120,8 @@ class LLMResponseSynthesizer:
         view = self._views[ctx.operation.tool_name]
         try:
             result = await self.client.structured_json(
-                self.engine, messages, view.wrapped, role="responder",
-                name=sm.schema_name(sm.RESPONSE), check=view.check, prompt_version=self._prompt.version,
+                self.engine, messages, view.wrapped, role=RESPONDER.name,
+                name=tags.schema_name(RESPONDER.name), check=view.check, prompt_version=self._prompt.version,
                 usage=ctx.usage, max_tokens=self._max_tokens,
             )
         except LLMError as exc:

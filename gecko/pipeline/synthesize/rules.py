@@ -8,6 +8,7 @@ from gecko.pipeline.stages import CallContext, Synthesis
 from gecko.pipeline.synthesize.generator import InstanceGenerator, UnsatisfiableSchema
 from gecko.toolkits.model import Operation
 from utils.jsonutil import content_hash
+from utils.roles import ENGINE_RULES
 
 NO_SCHEMA_RESPONSE = {"status": "ok"}
 """What an operation without a (JSON) response schema returns."""
@@ -40,7 +41,8 @@ def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str,
 class RulesSynthesizer:
     """Deterministic synthesizer; ids derive from a hash of session, tool and canonical arguments."""
 
-    engine = "rules"
+    engine = ENGINE_RULES
+    needs_recent_calls = False
 
     def __init__(self) -> None:
         self._validators: dict[tuple[int, int], Any] = {}

@@ -15,8 +15,9 @@ from pydantic import BaseModel, Field
 
 from gecko.pipeline.stages import CallContext, SemanticVerdict
 from utils.llm import LLMClient, LLMError
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm.prompts import inline_refs, load_prompt, stage_messages
+from utils.roles import VALIDATOR
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "semantic.md"
 HARD_KEYWORDS = frozenset({
@@ -68,6 +69,8 @@ class LLMSemanticValidator:
         max_tokens: output limit of the verdict.
     """
 
+    needs_recent_calls = False
+
     def __init__(self, client: LLMClient, model: str, *, prompt_path: Path | None = None,
                  max_tokens: int | None = 1024) -> None:
         client.spec(model)
@@ -86,13 +89,13 @@ class LLMSemanticValidator:
             tool = {"name": op.operation_id, "toolkit": op.toolkit, "summary": op.summary,
                     "description": op.description, "parameters": soft_schema(inline_refs(op.args_schema))}
             self._tools[op.tool_name] = tool
-        return stage_messages(sm.SEMANTIC, self._prompt, [(sm.SECTION_TOOL, tool), (sm.SECTION_ARGUMENTS, ctx.arguments)])
+        return stage_messages(self._prompt, [(tags.SECTION_TOOL, tool), (tags.SECTION_ARGUMENTS, ctx.arguments)])
 
     async def check(self, ctx: CallContext) -> SemanticVerdict:
         """Valid, invalid with errors, or unchecked with the reason."""
         try:
             result = await self.client.structured(
-                self.engine, self.messages(ctx), SemanticOutput, role="validator", name=sm.schema_name(sm.SEMANTIC),
+                self.engine, self.messages(ctx), SemanticOutput, role=VALIDATOR.name, name=tags.schema_name(VALIDATOR.name),
                 prompt_version=self._prompt.version, usage=ctx.usage, max_tokens=self._max_tokens,
             )
         except LLMError as exc:

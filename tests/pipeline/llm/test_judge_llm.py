@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from gecko.pipeline.judge.llm import LLMTaskJudge
+from gecko.pipeline.judge.llm import PROMPTS_DIR, LLMTaskJudge
 from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
 from utils.llm import LLMClient
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
+from utils.llm.prompts import load_prompt
 from utils.llm.scripted import ScriptedTransport
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import RecordedSleep, run_stub, stub_client
@@ -50,10 +51,10 @@ async def test_judge_prompt_sections(stub, client: LLMClient) -> None:
     judge = LLMTaskJudge(client, stub.model())
     messages = judge.messages(judge_input([ChecklistItem("1", "x")], calls=[{"response": "y" * 100_000}]))
     user = messages[1]["content"]
-    assert sm.detect_stage(messages[0]["content"]) == sm.JUDGE
-    assert sm.read_json_section(user, sm.SECTION_CHECKLIST) == [{"id": "1", "description": "x"}]
-    assert sm.read_section(user, sm.SECTION_AGENT_RESPONSE) == "Created."
-    assert len(sm.read_section(user, sm.SECTION_CALLS)) < 20_000
+    assert messages[0]["content"] == load_prompt(PROMPTS_DIR / "judge.md").text  # no stub marker
+    assert tags.read_json_section(user, tags.SECTION_CHECKLIST) == [{"id": "1", "description": "x"}]
+    assert tags.read_section(user, tags.SECTION_AGENT_RESPONSE) == "Created."
+    assert len(tags.read_section(user, tags.SECTION_CALLS)) < 20_000
 
 
 async def test_missing_item_is_repaired_then_accepted() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from llm_stage_helpers import call_context
 
-from gecko.pipeline.validate.semantic_llm import LLMSemanticValidator, soft_schema
+from gecko.pipeline.validate.semantic_llm import PROMPT_PATH, LLMSemanticValidator, soft_schema
 from utils.llm import LLMClient, UnknownModelError
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
+from utils.llm.prompts import load_prompt
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 
@@ -26,13 +27,13 @@ async def test_invalid_call_lists_errors(notes, stub, client: LLMClient) -> None
     assert verdict.outcome == "invalid" and verdict.errors
 
 
-async def test_prompt_carries_marker_tool_and_soft_schema(notes, stub, client: LLMClient) -> None:
+async def test_prompt_carries_tool_and_soft_schema_and_nothing_for_the_stub(notes, stub, client: LLMClient) -> None:
     validator = LLMSemanticValidator(client, stub.model())
     messages = validator.messages(call_context(notes, "create_note", {"title": "x"}))
-    assert sm.detect_stage(messages[0]["content"]) == sm.SEMANTIC
-    tool = sm.read_json_section(messages[1]["content"], sm.SECTION_TOOL)
+    assert messages[0]["content"] == load_prompt(PROMPT_PATH).text  # the stage travels in a header, not the prompt
+    tool = tags.read_json_section(messages[1]["content"], tags.SECTION_TOOL)
     assert tool["name"] == "create_note" and "minLength" not in str(tool["parameters"])
-    assert sm.read_json_section(messages[1]["content"], sm.SECTION_ARGUMENTS) == {"title": "x"}
+    assert tags.read_json_section(messages[1]["content"], tags.SECTION_ARGUMENTS) == {"title": "x"}
 
 
 def test_soft_schema_keeps_meaning_and_property_names() -> None:

@@ -9,10 +9,11 @@ import pytest
 from llm_stage_helpers import call_context
 
 from gecko.pipeline.stages import RealCall
-from gecko.pipeline.state.llm import LLMStateUpdater, PatchOutput, patch_problems
+from gecko.pipeline.state.llm import PROMPTS_DIR, LLMStateUpdater, PatchOutput, patch_problems
 from gecko.pipeline.state.rules import RulesStateUpdater
 from utils.llm import LLMClient
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
+from utils.llm.prompts import load_prompt
 from utils.llm.scripted import ScriptedTransport
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import RecordedSleep, run_stub, stub_client
@@ -141,7 +142,8 @@ async def test_prompt_sections(notes, stub, client: LLMClient) -> None:
     updater = LLMStateUpdater(scripted, "openai-compatible:m@http://127.0.0.1:1/v1", RulesStateUpdater())
     assert await updater.update(call_context(notes, "create_note", {"title": "G"}, state={"k": 1}), NOTE) is None
     messages = transport.requests[0]["messages"]
-    assert sm.detect_stage(messages[0]["content"]) == sm.STATE_PATCH
-    call = sm.read_json_section(messages[1]["content"], sm.SECTION_CALL)
+    assert messages[0]["content"].startswith(load_prompt(PROMPTS_DIR / "patch.md").text)  # no stub marker
+    assert transport.headers[0] == {tags.ROLE_HEADER: "state"}
+    call = tags.read_json_section(messages[1]["content"], tags.SECTION_CALL)
     assert call["tool"] == "notes/create_note" and call["response"] == NOTE
-    assert sm.read_json_section(messages[1]["content"], sm.SECTION_STATE) == {"k": 1}
+    assert tags.read_json_section(messages[1]["content"], tags.SECTION_STATE) == {"k": 1}

@@ -9,7 +9,7 @@ from gecko.pipeline.stages import CallContext, Synthesis
 from gecko.pipeline.synthesize.llm import LLMResponseSynthesizer, wrap_schema
 from gecko.pipeline.synthesize.rules import RulesSynthesizer
 from utils.llm import LLMClient
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 
@@ -46,9 +46,9 @@ async def test_prompt_sections(notes, stub, client: LLMClient) -> None:
     recent = [{"tool": "Notes/list_notes", "arguments": {}, "status": 200, "response": []}] * 9
     messages = synth.messages(call_context(notes, "create_note", {"title": "t"}, state={"k": 1}, recent_calls=recent))
     user = messages[1]["content"]
-    assert sm.read_json_section(user, sm.SECTION_STATE) == {"k": 1}
-    assert len(sm.read_json_section(user, sm.SECTION_RECENT_CALLS)) == 5
-    assert sm.read_json_section(user, sm.SECTION_RESPONSE_SCHEMA)["required"] == ["id", "title"]
+    assert tags.read_json_section(user, tags.SECTION_STATE) == {"k": 1}
+    assert len(tags.read_json_section(user, tags.SECTION_RECENT_CALLS)) == 5
+    assert tags.read_json_section(user, tags.SECTION_RESPONSE_SCHEMA)["required"] == ["id", "title"]
 
 
 def test_wrap_schema_lifts_defs() -> None:

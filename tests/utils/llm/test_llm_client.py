@@ -23,7 +23,7 @@ from utils.llm import (
     RetryPolicy,
     ToolCall,
 )
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm.scripted import ScriptedTransport
 from utils.llm_stub.testing import RecordedSleep
 
@@ -46,7 +46,7 @@ def make(steps: list[Any], cache: LLMCache | None = None, **config: Any) -> tupl
     return client, transport, sink
 
 
-MESSAGES = [{"role": "system", "content": sm.marker(sm.SEMANTIC)}, {"role": "user", "content": "check"}]
+MESSAGES = [{"role": "system", "content": "Check the call."}, {"role": "user", "content": "check"}]
 
 
 async def test_chat_returns_text_tool_calls_and_usage() -> None:
@@ -64,6 +64,17 @@ async def test_chat_returns_text_tool_calls_and_usage() -> None:
     assert usage[0]["cost_usd"] == pytest.approx((12 * 0.15 + 3 * 0.60) / 1e6)
     assert set(usage[0]) == {"role", "model", "api_model", "provider", "input_tokens", "output_tokens", "latency_s",
                              "cached", "cost_usd", "attempts", "ok", "error", "prompt_version", "purpose"}
+
+
+async def test_role_travels_in_a_header_and_unknown_roles_are_refused() -> None:
+    client, transport, sink = make(["ok"])
+    await client.chat(GENERIC, MESSAGES, role="judge")
+    assert transport.headers == [{tags.ROLE_HEADER: "judge"}] and sink[0]["role"] == "judge"
+    with pytest.raises(LLMUsageError, match="unknown usage role 'validation'"):
+        await client.chat(GENERIC, MESSAGES, role="validation")
+    with pytest.raises(LLMUsageError, match="unknown usage role"):
+        await client.structured(GENERIC, MESSAGES, Verdict, role="semantic")
+    assert len(transport.requests) == 1
 
 
 async def test_reasoning_model_gets_no_temperature_and_completion_token_param() -> None:
@@ -101,8 +112,8 @@ async def test_structured_falls_back_to_json_mode_with_schema_in_prompt() -> Non
     request = transport.requests[0]
     assert request["response_format"] == {"type": "json_object"}
     system = request["messages"][0]["content"]
-    assert system.startswith(sm.marker(sm.SEMANTIC))
-    assert json.loads(sm.read_section(system, sm.SCHEMA_SECTION))["properties"]["valid"]["type"] == "boolean"
+    assert system.startswith("Check the call.")
+    assert json.loads(tags.read_section(system, tags.SCHEMA_SECTION))["properties"]["valid"]["type"] == "boolean"
 
 
 async def test_one_repair_round_sends_errors_back() -> None:

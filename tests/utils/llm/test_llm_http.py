@@ -15,7 +15,7 @@ from utils.llm import (
     LLMServerError,
     LLMTimeoutError,
 )
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import RecordedSleep, run_stub, stub_client
 
@@ -25,9 +25,9 @@ class Verdict(BaseModel):
     errors: list[str] = []
 
 
-def semantic_messages(i: int) -> list[dict[str, str]]:
-    return [{"role": "system", "content": sm.marker(sm.SEMANTIC) + "\nCheck."},
-            {"role": "user", "content": sm.section(sm.SECTION_ARGUMENTS, {"i": i})}]
+def semantic_messages(i: int | str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": "Check."},
+            {"role": "user", "content": tags.section(tags.SECTION_ARGUMENTS, {"i": i})}]
 
 
 @pytest.mark.parametrize("backend", ["aiohttp", "httpx", "raw"])
@@ -36,6 +36,9 @@ async def test_both_http_backends_parse_replies(backend: str) -> None:
         client = stub_client(stub, http_backend=backend)
         result = await client.structured(stub.model(), semantic_messages(1), Verdict, role="validator")
         assert result.value == Verdict(valid=True)
+        # nothing in the prompt names the stage: the stub knows it from the X-Gecko-Role header
+        rejected = await client.structured(stub.model(), semantic_messages("stub-reject"), Verdict, role="validator")
+        assert rejected.value.valid is False and stub.stats()["by_stage"]["validator"] == 2
         chat = await client.chat(stub.model(), [{"role": "user", "content": "hello"}], role="user")
         assert chat.text == "stub reply: hello" and chat.input_tokens > 0 and chat.output_tokens > 0
         await client.aclose()

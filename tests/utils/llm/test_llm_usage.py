@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from utils.llm import ROLES, UsageAggregator
+from utils.roles import CALL_ROLES, SERVER_ROLES
 
 
 def record(role: str, model: str = "gpt-4o-mini", **kw: object) -> dict[str, object]:
@@ -13,8 +14,10 @@ def record(role: str, model: str = "gpt-4o-mini", **kw: object) -> dict[str, obj
     return base
 
 
-def test_roles_cover_every_stage() -> None:
-    assert set(ROLES) == {"validator", "responder", "state", "bootstrap", "checklist", "judge", "planner", "user"}
+def test_roles_come_from_the_role_table() -> None:
+    assert ROLES == tuple(role.name for role in CALL_ROLES) and len(set(ROLES)) == len(ROLES)
+    assert {call.name for role in SERVER_ROLES for call in role.calls} <= set(ROLES)
+    assert {"validator", "responder", "state", "bootstrap", "checklist", "judge", "planner", "user"} <= set(ROLES)
 
 
 def test_totals_per_role_and_model() -> None:

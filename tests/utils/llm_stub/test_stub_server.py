@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from utils.llm import stage_markers as sm
+from utils.llm import stage_tags as tags
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.config import parse_latency
 from utils.llm_stub.schema_instance import is_valid
@@ -19,13 +19,14 @@ HTTP = httpx.Client(timeout=10)
 """One client for the module: building a client per request costs ~50 ms (TLS context)."""
 
 
-def post(stub: StubHandle, body: dict[str, Any]) -> httpx.Response:
-    return HTTP.post(stub.base_url + "/chat/completions", json=body)
+def post(stub: StubHandle, body: dict[str, Any], role: str | None = None) -> httpx.Response:
+    headers = {tags.ROLE_HEADER: role} if role else {}
+    return HTTP.post(stub.base_url + "/chat/completions", json=body, headers=headers)
 
 
-def system(stage: str, *sections: tuple[str, Any]) -> list[dict[str, str]]:
-    return [{"role": "system", "content": sm.marker(stage) + "\nInstructions."},
-            {"role": "user", "content": "\n".join(sm.section(n, v) for n, v in sections)}]
+def system(*sections: tuple[str, Any]) -> list[dict[str, str]]:
+    return [{"role": "system", "content": "Instructions."},
+            {"role": "user", "content": "\n".join(tags.section(n, v) for n, v in sections)}]
 
 
 def json_schema(name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -46,10 +47,10 @@ def test_semantic_verdicts(stub: StubHandle) -> None:
     schema = {"type": "object", "properties": {"valid": {"type": "boolean"},
                                                "errors": {"type": "array", "items": {"type": "string"}}},
               "required": ["valid"]}
-    ok = content(post(stub, {"model": "m", "messages": system(sm.SEMANTIC, ("arguments", {"a": 1})),
-                             "response_format": json_schema("v", schema)}))
-    bad = content(post(stub, {"model": "m", "messages": system(sm.SEMANTIC, ("arguments", {"a": "stub-reject"})),
-                              "response_format": json_schema("v", schema)}))
+    ok = content(post(stub, {"model": "m", "messages": system(("arguments", {"a": 1})),
+                             "response_format": json_schema("v", schema)}, "validator"))
+    bad = content(post(stub, {"model": "m", "messages": system(("arguments", {"a": "stub-reject"})),
+                              "response_format": json_schema("v", schema)}, "validator"))
     assert ok == {"valid": True, "errors": []}
     assert bad["valid"] is False and bad["errors"]
 
@@ -58,39 +59,50 @@ def test_response_fits_schema_from_json_schema_or_prompt_and_echoes_arguments(st
     schema = {"type": "object", "properties": {"response": {"type": "object", "properties": {
         "id": {"type": "string", "format": "uuid"}, "title": {"type": "string"}}, "required": ["id", "title"]}},
         "required": ["response"]}
-    messages = system(sm.RESPONSE, ("arguments", {"title": "Groceries"}))
-    first = content(post(stub, {"model": "m", "messages": messages, "response_format": json_schema("r", schema)}))
+    messages = system(("arguments", {"title": "Groceries"}))
+    first = content(post(stub, {"model": "m", "messages": messages, "response_format": json_schema("r", schema)},
+                         "responder"))
     assert is_valid(schema, first) and first["response"]["title"] == "Groceries"
-    in_prompt = [{"role": "system", "content": messages[0]["content"] + "\n" + sm.section(sm.SCHEMA_SECTION, schema)},
+    in_prompt = [{"role": "system", "content": messages[0]["content"] + "\n" + tags.section(tags.SCHEMA_SECTION, schema)},
                  messages[1]]
-    second = content(post(stub, {"model": "m", "messages": in_prompt, "response_format": {"type": "json_object"}}))
+    second = content(post(stub, {"model": "m", "messages": in_prompt, "response_format": {"type": "json_object"}},
+                          "responder"))
     assert second == first
-    again = content(post(stub, {"model": "m", "messages": messages, "response_format": json_schema("r", schema)}))
+    again = content(post(stub, {"model": "m", "messages": messages, "response_format": json_schema("r", schema)},
+                         "responder"))
     assert again == first
 
 
 def test_state_patch_bootstrap_checklist_and_judge(stub: StubHandle) -> None:
     patch = content(post(stub, {"model": "m", "response_format": {"type": "json_object"}, "messages": system(
-        sm.STATE_PATCH, ("state", {"stub_writes": [{}]}), ("call", {"tool": "t/x", "arguments": {"a": 1}}))}))
+        ("state", {"stub_writes": [{}]}), ("call", {"tool": "t/x", "arguments": {"a": 1}}))}, "state"))
     assert patch["patch"] == [{"op": "add", "path": "/stub_writes/-", "value": {"tool": "t/x", "arguments": {"a": 1}}}]
     boot = content(post(stub, {"model": "m", "response_format": {"type": "json_object"},
-                               "messages": system(sm.STATE_BOOTSTRAP, ("state", {}))}))
+                               "messages": system(("state", {}))}, "bootstrap"))
     assert boot["patch"][0]["path"] == "/stub_bootstrap"
     checklist = content(post(stub, {"model": "m", "response_format": {"type": "json_object"}, "messages": system(
-        sm.CHECKLIST, ("task", "Create a note called A and then delete note B."))}))
+        ("task", "Create a note called A and then delete note B."))}, "checklist"))
     assert [i["description"] for i in checklist["items"]] == ["Create a note called A", "Delete note B"]
     verdict = content(post(stub, {"model": "m", "response_format": {"type": "json_object"}, "messages": system(
-        sm.JUDGE, ("checklist", [{"id": "1", "description": "x"}, {"id": "2", "description": "y stub-fail"}]))}))
+        ("checklist", [{"id": "1", "description": "x"}, {"id": "2", "description": "y stub-fail"}]))}, "judge"))
     assert [(i["id"], i["status"]) for i in verdict["items"]] == [("1", "success"), ("2", "failed")]
 
 
-def test_stage_from_schema_name_when_no_marker(stub: StubHandle) -> None:
+def test_stage_from_schema_name_when_no_header(stub: StubHandle) -> None:
     schema = {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]}
-    messages = [{"role": "user", "content": sm.section("task", "Book a table")}]
-    before = stub.stats()["by_stage"].get(sm.CHECKLIST, 0)
+    messages = [{"role": "user", "content": tags.section("task", "Book a table")}]
+    before = stub.stats()["by_stage"].get("checklist", 0)
     content(post(stub, {"model": "m", "messages": messages,
-                        "response_format": json_schema(sm.schema_name(sm.CHECKLIST), schema)}))
-    assert stub.stats()["by_stage"][sm.CHECKLIST] == before + 1
+                        "response_format": json_schema(tags.schema_name("checklist"), schema)}))
+    assert stub.stats()["by_stage"]["checklist"] == before + 1
+
+
+def test_client_roles_fall_through_to_request_clues(stub: StubHandle) -> None:
+    stub.reset_stats()
+    reply = post(stub, {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "user").json()
+    assert reply["choices"][0]["message"]["content"] == "stub reply: hi"
+    post(stub, {"model": "m", "messages": [{"role": "user", "content": "go"}], "tools": TOOLS}, "agent")
+    assert stub.stats()["by_stage"] == {"chat": 1, "planner": 1}
 
 
 TOOLS = [{"type": "function", "function": {"name": "search", "parameters": {
@@ -153,8 +165,8 @@ def test_fault_injection_is_seeded_and_shaped() -> None:
         outcomes = []
         with run_stub(config) as stub:
             for i in range(40):
-                r = post(stub, {"model": "m", "messages": system(sm.SEMANTIC, ("arguments", {"i": i})),
-                                "response_format": json_schema("v", schema)})
+                r = post(stub, {"model": "m", "messages": system(("arguments", {"i": i})),
+                                "response_format": json_schema("v", schema)}, "validator")
                 if r.status_code == 429:
                     assert r.headers["retry-after"] == "2"
                 if r.status_code != 200:

@@ -1,9 +1,10 @@
-"""Markers that name a Gecko stage inside its prompt, shared by the prompts and the local stub.
+"""How a stage's LLM request is tagged for the local stub: the role header, the schema name, data sections.
 
-Each stage's system prompt starts with `marker(stage)`; the stub reads it back with `detect_stage` to
-decide what kind of reply to fabricate. Prompt data goes in tagged sections (`section`) so that the
-stub can read the arguments, state or schema without parsing prose. Real models see a harmless
-first line and plainly delimited data.
+The client sends the usage role of every request in the `X-Gecko-Role` header (`ROLE_HEADER`); the
+stub reads it to decide what kind of reply to fabricate. A structured request names its schema
+`gecko_<role>` (`schema_name`), which identifies the stage to a stub reached without the header.
+Prompt data goes in tagged sections (`section`) so that the stub can read the arguments, state or
+schema without parsing prose. Real models see plainly delimited data and nothing stub-specific.
 """
 
 from __future__ import annotations
@@ -12,47 +13,27 @@ import json
 import re
 from typing import Any
 
-SEMANTIC = "semantic-validation"
-RESPONSE = "response-synthesis"
-STATE_PATCH = "state-patch"
-STATE_BOOTSTRAP = "state-bootstrap"
-CHECKLIST = "checklist"
-JUDGE = "judge"
-PLANNER = "planner"
-USER = "user-simulator"
-STAGES: tuple[str, ...] = (SEMANTIC, RESPONSE, STATE_PATCH, STATE_BOOTSTRAP, CHECKLIST, JUDGE, PLANNER, USER)
+from utils.roles import SERVER_ROLES
 
-_PREFIX = "gecko-stage: "
-_MARKER = re.compile(r"gecko-stage: ([a-z][a-z-]*)")
+ROLE_HEADER = "X-Gecko-Role"
+"""Request header carrying the usage role of an LLM call (`utils.roles.CALL_ROLES`)."""
+STAGES: tuple[str, ...] = tuple(call.name for role in SERVER_ROLES for call in role.calls)
+"""The usage roles of the server stages: what the stub fabricates structured replies for."""
+_SCHEMA_PREFIX = "gecko_"
 
 SCHEMA_SECTION = "json_schema"
 """Section holding the output schema when a model has no JSON-schema response format."""
 
 
-def marker(stage: str) -> str:
-    """The line that opens the system prompt of `stage`."""
-    if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}; known: {', '.join(STAGES)}")
-    return _PREFIX + stage
-
-
-def detect_stage(text: str) -> str | None:
-    """The stage named by the first marker in `text`, or None."""
-    match = _MARKER.search(text or "")
-    return match.group(1) if match and match.group(1) in STAGES else None
-
-
-def schema_name(stage: str) -> str:
-    """`response_format` schema name for `stage` (`gecko_state_patch`); also lets the stub spot the stage."""
-    return "gecko_" + stage.replace("-", "_")
+def schema_name(role: str) -> str:
+    """`response_format` schema name of a stage's reply (`gecko_state`)."""
+    return _SCHEMA_PREFIX + role
 
 
 def stage_of_schema_name(name: str) -> str | None:
-    """Inverse of `schema_name`."""
-    for stage in STAGES:
-        if schema_name(stage) == name:
-            return stage
-    return None
+    """The stage (usage role) whose `schema_name` is `name`, or None."""
+    stage = name[len(_SCHEMA_PREFIX):] if name.startswith(_SCHEMA_PREFIX) else ""
+    return stage if stage in STAGES else None
 
 
 def section(name: str, value: Any) -> str:

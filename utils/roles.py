@@ -1,0 +1,142 @@
+"""The roles of Gecko's LLM work, in one table: everything else that names a role is derived from it.
+
+`SERVER_ROLES` — the server's pipeline roles. Each is served by an engine chosen by name: `rules`,
+`none` (where the role can be skipped) or a model alias. From each row come the `Settings` field
+(`<name>_model`), the server flag (`--<name>-model`), the variable `GECKO_<NAME>_MODEL`, the entry
+of `GET /health`, the check that refuses `none` where it is not allowed, and the engines, which
+`gecko.pipeline.engines` takes from the stage package `gecko.pipeline.<package>.role`.
+
+`CALL_ROLES` — every kind of LLM call, by the name its usage records carry (`role` in
+`/sessions/{id}/usage` and in `/metrics`): the calls of the server stages, and those of the client
+side (planner, user simulator, …). The client sends the name with every request in the
+`X-Gecko-Role` header, which is how the local stub knows what to answer (real models never see it).
+
+Adding a server stage: one `ServerRole` row here (with its `CallRole`s) and the stage's package under
+`gecko/pipeline/` (its `role.py`, a Protocol in `gecko/pipeline/stages.py`, its call in the runner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ENGINE_RULES = "rules"
+"""The deterministic engine every server role has (the offline default)."""
+ENGINE_NONE = "none"
+"""Skip the role (only where `ServerRole.none_means` says what that does)."""
+
+
+@dataclass(frozen=True)
+class CallRole:
+    """One kind of LLM call."""
+
+    name: str
+    """Usage role: recorded with every call, summed per role, sent as `X-Gecko-Role`."""
+    side: Literal["server", "client"]
+    """Made by the Gecko process (stages, converter) or by the client layers (agents, runners)."""
+    summary: str
+
+
+VALIDATOR = CallRole("validator", "server", "semantic check of a call's arguments")
+RESPONDER = CallRole("responder", "server", "a tool's response")
+STATE = CallRole("state", "server", "JSON Patch of the task state after a call")
+BOOTSTRAP = CallRole("bootstrap", "server", "initial task state of a session")
+CHECKLIST = CallRole("checklist", "server", "checklist of a task")
+JUDGE = CallRole("judge", "server", "verdict per checklist item")
+CONVERTER = CallRole("converter", "server", "response schema inferred by `gecko convert`")
+PLANNER = CallRole("planner", "client", "the agent under test (GATS planner, BFCL)")
+AGENT = CallRole("agent", "client", "tau2's agent")
+USER = CallRole("user", "client", "tau2's user simulator")
+NL_JUDGE = CallRole("nl_judge", "client", "tau2's natural-language assertion judge")
+
+CALL_ROLES: tuple[CallRole, ...] = (VALIDATOR, RESPONDER, STATE, BOOTSTRAP, CHECKLIST, JUDGE, CONVERTER,
+                                    PLANNER, AGENT, USER, NL_JUDGE)
+"""Every usage role, server side first."""
+
+
+@dataclass(frozen=True)
+class ServerRole:
+    """A pipeline role of the Gecko server, served by `rules`, `none` (where allowed) or a model alias."""
+
+    name: str
+    """Stem of the settings field, flag and variable: `validation` → `validation_model`, `--validation-model`."""
+    package: str
+    """Stage package under `gecko/pipeline/` whose `role.py` builds the engines (`ENGINES`)."""
+    calls: tuple[CallRole, ...]
+    """The LLM calls its engines make; the first names the role in `GET /health`."""
+    summary: str
+    """What the role does (help text)."""
+    rules_means: str
+    """What the `rules` engine does."""
+    none_means: str | None = None
+    """What `none` does; None: the role cannot be skipped."""
+    default: str = ENGINE_RULES
+
+    @property
+    def public(self) -> str:
+        """The role's key in `GET /health` (its main usage role)."""
+        return self.calls[0].name
+
+    @property
+    def none_allowed(self) -> bool:
+        return self.none_means is not None
+
+    @property
+    def help(self) -> str:
+        """One-sentence description of the `<name>_model` setting."""
+        none = f", `none` ({self.none_means})" if self.none_means else ""
+        return f"Engine of {self.summary}: `rules` ({self.rules_means}){none} or a model alias."
+
+
+SERVER_ROLES: tuple[ServerRole, ...] = (
+    ServerRole("validation", "validate", (VALIDATOR,), "the semantic check of arguments",
+               rules_means="syntactic checks only", none_means="same as rules"),
+    ServerRole("response", "synthesize", (RESPONDER,), "response synthesis",
+               rules_means="schema-driven, deterministic"),
+    ServerRole("state", "state", (STATE, BOOTSTRAP), "task-state updates",
+               rules_means="deterministic reducer", none_means="no state updates, e.g. BFCL single-turn"),
+    ServerRole("judge", "judge", (JUDGE, CHECKLIST), "checklist generation and judging",
+               rules_means="gating judge"),
+)
+"""The pipeline roles, in pipeline order."""
+
+
+@dataclass(frozen=True)
+class RoleSetting:
+    """A setting every server role has: field `<role>_<suffix>`, flag `--<role>-<suffix>`, `GECKO_<ROLE>_<SUFFIX>`."""
+
+    suffix: str
+    annotation: Any
+    """Type of the field."""
+    default: Callable[[ServerRole], Any]
+    help: Callable[[ServerRole], str]
+
+    def field(self, role: ServerRole) -> str:
+        """The settings field of `role` (`validation_model`)."""
+        return f"{role.name}_{self.suffix}"
+
+
+ROLE_SETTINGS: tuple[RoleSetting, ...] = (
+    RoleSetting("model", str, lambda role: role.default, lambda role: role.help),
+)
+"""Per-role settings; a new per-role knob (an output cap, a deadline) is one row here plus, where its
+default differs by role, a `ServerRole` column."""
+MODEL_SETTING = ROLE_SETTINGS[0]
+
+
+def server_role(name: str) -> ServerRole:
+    """The server role called `name` (`validation`, `response`, `state`, `judge`).
+
+    Raises:
+        KeyError: no such role.
+    """
+    for role in SERVER_ROLES:
+        if role.name == name:
+            return role
+    raise KeyError(f"unknown server role {name!r}; known: {', '.join(r.name for r in SERVER_ROLES)}")
+
+
+def call_role(name: str) -> CallRole | None:
+    """The usage role called `name`, or None."""
+    return next((role for role in CALL_ROLES if role.name == name), None)
