@@ -55,6 +55,10 @@ class SettingFlag:
         return ENV_PREFIX + self.field.upper()
 
 
+_PARSERS: dict[Any, Callable[[str], Any]] = {int: int, float: float, Path: Path, str: str, SecretStr: str}
+"""How a flag's text becomes the field's type (pydantic validates the result)."""
+
+
 def _unwrap(annotation: Any) -> Any:
     """The annotation without `Annotated` and without `| None`."""
     if typing.get_origin(annotation) is typing.Annotated:
@@ -103,7 +107,10 @@ def setting_flag(field: str, info: FieldInfo) -> SettingFlag:
         if typing.get_origin(kind) is Literal:
             value_type, metavar = str, "{" + ",".join(map(str, typing.get_args(kind))) + "}"
         else:
-            value_type = {int: int, float: float, Path: Path, str: str, SecretStr: str}.get(kind, str)
+            value_type = _PARSERS.get(kind)
+            if value_type is None:
+                raise TypeError(f"Settings.{field}: no command-line form for {kind!r}; add a parser to "
+                                "utils.settings_cli._PARSERS or mark the field Flag(server=False)")
             metavar = "PATH" if kind is Path else names[0].rsplit("-", 1)[-1].upper()
     return SettingFlag(field=field, names=tuple(names), help=info.description or "", action=action,
                        value_type=value_type, metavar=metavar, default_text=_default_text(info, flag),

@@ -40,6 +40,7 @@ def build_llm_engines(
     client = client_from_settings(settings)
     engines = {}
     for role, (model, builders) in models.items():
-        engines[role.name] = builders.llm(EngineBuild(model=model, client=client, fallback=builders.rules(),
-                                                      settings=settings, toolkit_info=toolkit_info))
+        engines[role.name] = builders.llm(EngineBuild(role=role, model=model, client=client,
+                                                      fallback=builders.rules(), settings=settings,
+                                                      toolkit_info=toolkit_info))
     return engines, client

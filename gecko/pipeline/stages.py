@@ -123,35 +123,30 @@ class JudgeFailure(RuntimeError):
     """The judge could not produce a verdict (infrastructure or unusable output). Never read as success."""
 
 
-class SemanticValidator(Protocol):
-    """The semantic check of a call's arguments (the `validation` role)."""
+class CallStage(Protocol):
+    """What the runner reads of every stage that runs inside a tool call."""
 
     engine: str
-    """The model alias (reported in `/health` and the history)."""
+    """`rules` or the model alias (reported in `/health` and the history)."""
     needs_recent_calls: bool
     """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
+
+
+class SemanticValidator(CallStage, Protocol):
+    """The semantic check of a call's arguments (the `validation` role)."""
 
     async def check(self, ctx: CallContext) -> SemanticVerdict: ...
 
 
-class ResponseSynthesizer(Protocol):
+class ResponseSynthesizer(CallStage, Protocol):
     """The response of a valid call (the `response` role)."""
-
-    engine: str
-    """`rules` or the model alias."""
-    needs_recent_calls: bool
-    """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
 
     async def synthesize(self, ctx: CallContext) -> Synthesis: ...
 
 
-class StateUpdater(Protocol):
+class StateUpdater(CallStage, Protocol):
     """The task state after a call, at session start and from real tools (the `state` role)."""
 
-    engine: str
-    """`rules` or the model alias."""
-    needs_recent_calls: bool
-    """The runner loads the session's last calls into `CallContext.recent_calls` for it."""
     deferred: bool
     """Run after the response is sent; the session stays held until the update commits (LLM updaters)."""
 
@@ -185,10 +180,6 @@ class TaskJudge(Protocol):
         ...
 
 
-CallStage = SemanticValidator | ResponseSynthesizer | StateUpdater
-"""A stage that runs inside a tool call (the runner reads `needs_recent_calls` of each)."""
-
-
 @dataclass
 class Engines:
     """The engine of each server role, one field per row of `utils.roles.SERVER_ROLES` (None: `none`).
@@ -218,6 +209,8 @@ class Engines:
 class EngineBuild:
     """What a role's LLM engine builder receives."""
 
+    role: ServerRole
+    """The role being built (per-role settings: `settings.role_value(role, suffix)`)."""
     model: str
     """The model alias."""
     client: LLMClient

@@ -38,7 +38,7 @@ async def test_every_engine_declares_what_its_protocol_declares(tmp_path: Path) 
             declared = set(typing.get_type_hints(_protocol(role.name)))
             builders = role_engines(role)
             rules = builders.rules()
-            llm = builders.llm(EngineBuild(model=stub.model(), client=client, fallback=rules,
+            llm = builders.llm(EngineBuild(role=role, model=stub.model(), client=client, fallback=rules,
                                            settings=Settings(state_dir=tmp_path), toolkit_info={}))
             for engine in (rules, llm):
                 if engine is not None:

@@ -122,7 +122,7 @@ class StubServer:
         system = "\n".join(_text(m.get("content")) for m in messages if m.get("role") in ("system", "developer"))
         everything = "\n".join(_text(m.get("content")) for m in messages)
         first_user = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
-        if stage == PLANNER.name or (request.tools and stage == "chat"):
+        if stage == PLANNER.name:
             content, calls = planner_reply(messages, request.tools or [], request.tool_choice,
                                            self.config.plans, request.stub_plan)
             if calls and fault == "malformed":

@@ -22,15 +22,17 @@ def test_each_role_package_builds_its_llm_engine(stub, client: LLMClient, tmp_pa
     expected = {"validation": (LLMSemanticValidator, type(None)), "response": (LLMResponseSynthesizer, RulesSynthesizer),
                 "state": (LLMStateUpdater, RulesStateUpdater), "judge": (LLMTaskJudge, object)}
     for name, (llm_type, rules_type) in expected.items():
-        builders = role_engines(server_role(name))
+        role = server_role(name)
+        builders = role_engines(role)
         fallback = builders.rules()
         assert isinstance(fallback, rules_type)
-        engine = builders.llm(EngineBuild(model=model, client=client, fallback=fallback, settings=settings,
-                                          toolkit_info={}))
+        engine = builders.llm(EngineBuild(role=role, model=model, client=client, fallback=fallback,
+                                          settings=settings, toolkit_info={}))
         assert isinstance(engine, llm_type) and engine.engine == model
+    judge = server_role("judge")
     with pytest.raises(UnknownModelError):
-        role_engines(server_role("judge")).llm(EngineBuild(model="gpt-99", client=client, fallback=None,
-                                                           settings=settings, toolkit_info={}))
+        role_engines(judge).llm(EngineBuild(role=judge, model="gpt-99", client=client, fallback=None,
+                                            settings=settings, toolkit_info={}))
 
 
 def test_build_engines_shares_one_client(stub, tmp_path, monkeypatch) -> None:
