@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 ENGINE_RULES = "rules"
 """The deterministic engine every server role has (the offline default)."""
@@ -33,26 +33,26 @@ class CallRole:
 
     name: str
     """Usage role: recorded with every call, summed per role, sent as `X-Gecko-Role`."""
-    side: Literal["server", "client"]
-    """Made by the Gecko process (stages, converter) or by the client layers (agents, runners)."""
     summary: str
+    """What the call produces."""
 
 
-VALIDATOR = CallRole("validator", "server", "semantic check of a call's arguments")
-RESPONDER = CallRole("responder", "server", "a tool's response")
-STATE = CallRole("state", "server", "JSON Patch of the task state after a call")
-BOOTSTRAP = CallRole("bootstrap", "server", "initial task state of a session")
-CHECKLIST = CallRole("checklist", "server", "checklist of a task")
-JUDGE = CallRole("judge", "server", "verdict per checklist item")
-CONVERTER = CallRole("converter", "server", "response schema inferred by `gecko convert`")
-PLANNER = CallRole("planner", "client", "the agent under test (GATS planner, BFCL)")
-AGENT = CallRole("agent", "client", "tau2's agent")
-USER = CallRole("user", "client", "tau2's user simulator")
-NL_JUDGE = CallRole("nl_judge", "client", "tau2's natural-language assertion judge")
+VALIDATOR = CallRole("validator", "semantic check of a call's arguments")
+RESPONDER = CallRole("responder", "a tool's response")
+STATE = CallRole("state", "JSON Patch of the task state after a call")
+BOOTSTRAP = CallRole("bootstrap", "initial task state of a session")
+CHECKLIST = CallRole("checklist", "checklist of a task")
+JUDGE = CallRole("judge", "verdict per checklist item")
+CONVERTER = CallRole("converter", "response schema inferred by `gecko convert`")
+PLANNER = CallRole("planner", "the agent under test: GATS planner, BFCL")
+AGENT = CallRole("agent", "tau2's agent")
+USER = CallRole("user", "tau2's user simulator")
+NL_JUDGE = CallRole("nl_judge", "tau2's natural-language assertion judge")
 
 CALL_ROLES: tuple[CallRole, ...] = (VALIDATOR, RESPONDER, STATE, BOOTSTRAP, CHECKLIST, JUDGE, CONVERTER,
                                     PLANNER, AGENT, USER, NL_JUDGE)
-"""Every usage role, server side first."""
+"""Every usage role: the server's (stages, then `gecko convert`), then the client side's."""
+_CALL_ROLES_BY_NAME = {role.name: role for role in CALL_ROLES}
 
 
 @dataclass(frozen=True)
@@ -139,4 +139,4 @@ def server_role(name: str) -> ServerRole:
 
 def call_role(name: str) -> CallRole | None:
     """The usage role called `name`, or None."""
-    return next((role for role in CALL_ROLES if role.name == name), None)
+    return _CALL_ROLES_BY_NAME.get(name)
