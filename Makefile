@@ -17,12 +17,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 toolkits: $(STAMP)
-	$(BIN)/python scripts/build_toolkits.py
-	@# validate once here so the first server start skips it (results cached by content hash)
-	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/single_turn
-	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/bfcl/openapi/multi_turn
-	$(BIN)/python -m benchmarks.taubench.toolkits
-	@$(BIN)/python run_gecko_server.py --check --log-level warning --schemas-dir data/taubench/openapi/mock
+	$(BIN)/gecko toolkits
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -26,8 +26,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bfcl.multi_batch import MultiTurnRunConfig, run_multi_turn  # noqa: E402
+from benchmarks.bfcl.benchmark import BfclMultiTurn  # noqa: E402
+from benchmarks.bfcl.run_config import MultiTurnRunConfig  # noqa: E402
 from benchmarks.bfcl.runtime import OPENAPI_DIR  # noqa: E402
+from benchmarks.runner import RunOptions, RunSummary, run_benchmark  # noqa: E402
 from inference.gecko import GeckoClient  # noqa: E402
 from inference.gecko.http_aiohttp import AiohttpTransport  # noqa: E402
 from utils.llm_stub.testing import run_stub  # noqa: E402
@@ -70,35 +72,38 @@ def _llm_calls(traces: list[dict[str, Any]]) -> int:
     return total
 
 
+async def _run(url: str, out: Path, tasks: int, workers: int, *, debug: bool = False,
+               client: GeckoClient | None = None) -> RunSummary:
+    config = MultiTurnRunConfig(model="scripted-oracle", num_tasks=tasks)
+    options = RunOptions(output_dir=out, gecko_url=url, workers=workers, progress=False, debug=debug)
+    return await run_benchmark(BfclMultiTurn(config, options), options, gecko=client)
+
+
 async def _oracle(url: str, out: Path, tasks: int, workers: int) -> dict[str, Any]:
     transport = CountingTransport(AiohttpTransport(workers * 2))
     client = GeckoClient(url, transport=transport, max_connections=workers * 2)
-    config = MultiTurnRunConfig(categories=("multi_turn_base",), model="scripted-oracle", gecko_url=url,
-                                output_dir=out, num_tasks=tasks, workers=workers, progress=False)
     started = time.perf_counter()
     try:
-        report = await run_multi_turn(config, client=client)
+        summary = await _run(url, out, tasks, workers, client=client)
     finally:
         await client.aclose()
     wall = time.perf_counter() - started
-    entry = report.categories[0]
-    traces = _traces(report.run_dir)
+    entry = summary.groups["multi_turn_base"]
+    traces = _traces(summary.run_dir)
     turns = sum(len(t.get("turns", [])) for t in traces)
     counted = sum(transport.counts.values()) - transport.counts["health"] - transport.counts["toolkit"]
     return {
-        "tasks": entry.finished, "turns": turns, "accuracy": entry.accuracy, "untested": entry.untested,
-        "wall_s": round(wall, 3), "tasks_per_s": round(entry.finished / wall, 2),
-        "gecko_calls_per_task": round(counted / max(1, entry.finished), 2),
-        "gecko_calls_by_kind_per_task": {k: round(v / max(1, entry.finished), 2)
+        "tasks": entry.done, "turns": turns, "accuracy": entry.score, "untested": entry.untested,
+        "wall_s": round(wall, 3), "tasks_per_s": round(entry.done / wall, 2),
+        "gecko_calls_per_task": round(counted / max(1, entry.done), 2),
+        "gecko_calls_by_kind_per_task": {k: round(v / max(1, entry.done), 2)
                                          for k, v in sorted(transport.counts.items())},
-        "llm_calls_per_task": round(_llm_calls(traces) / max(1, entry.finished), 2),
+        "llm_calls_per_task": round(_llm_calls(traces) / max(1, entry.done), 2),
     }
 
 
 async def _state_usage(url: str, out: Path, tasks: int) -> dict[str, Any]:
-    config = MultiTurnRunConfig(categories=("multi_turn_base",), model="scripted-oracle", gecko_url=url,
-                                output_dir=out, num_tasks=tasks, workers=2, progress=False, debug=True)
-    report = await run_multi_turn(config)
+    report = await _run(url, out, tasks, 2, debug=True)
     rows: list[dict[str, Any]] = []
     async with GeckoClient(url) as client:
         for trace in _traces(report.run_dir):
@@ -117,7 +122,7 @@ async def _state_usage(url: str, out: Path, tasks: int) -> dict[str, Any]:
             "output_tokens_per_state_call": round(sum(r["output_tokens"] for r in rows) / max(1, len(rows)), 1),
             "output_tokens_per_sync_call": round(sum(r["output_tokens"] for r in sync) / max(1, len(sync)), 1),
             "final_state_chars_mean": round(sum(r["state_chars"] for r in rows) / max(1, len(rows)), 1),
-            "accuracy": report.categories[0].accuracy}
+            "accuracy": report.groups["multi_turn_base"].score}
 
 
 def main() -> None:

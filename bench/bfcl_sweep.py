@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Full BFCL single-turn sweep (7 categories, 3,435 tasks) with the scripted oracle over HTTP, GATS on.
 
-Starts Gecko (rules engines, `--state-model none`, 2 workers) on `data/bfcl/openapi/single_turn`, runs
-`run_single_turn` in this process (the same code as `run_bfcl_single.py`), and prints one JSON object:
+Starts Gecko (rules engines, `--state-model none`, 2 workers) on `data/bfcl/openapi/single_turn`, runs the
+benchmark on the shared runner in this process (the same code as `gecko bfcl`), and prints one JSON object:
 wall time of the sweep (server start-up reported apart), tasks/s, accuracy per category, and the ids that
 failed (expected: exactly the five data-bug ids). Target: under 3 minutes.
 
@@ -21,9 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bfcl.batch import SingleTurnRunConfig, run_single_turn  # noqa: E402
+from benchmarks.bfcl.benchmark import BfclSingleTurn  # noqa: E402
 from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES  # noqa: E402
+from benchmarks.bfcl.run_config import BfclRunConfig  # noqa: E402
 from benchmarks.bfcl.runtime import OPENAPI_DIR  # noqa: E402
+from benchmarks.runner import RunOptions, run_benchmark  # noqa: E402
 from utils.procs import gecko_server  # noqa: E402
 from utils.settings import Settings  # noqa: E402
 
@@ -57,23 +59,22 @@ def main() -> int:
         extra=["--state-model", "none", "--store", f"sqlite:{Path(out) / 'sessions.db'}"], timeout=300,
     ) as url:
         startup_s = time.perf_counter() - started
-        config = SingleTurnRunConfig(categories=categories, model="scripted-oracle", gecko_url=url,
-                                     output_dir=Path(out), workers=args.workers, max_retries=args.max_retries,
-                                     progress=False)
+        config = BfclRunConfig(categories=categories, model="scripted-oracle", max_retries=args.max_retries)
+        options = RunOptions(output_dir=Path(out), gecko_url=url, workers=args.workers, progress=False)
         t0 = time.perf_counter()
-        report = asyncio.run(run_single_turn(config))
+        summary = asyncio.run(run_benchmark(BfclSingleTurn(config, options), options))
         wall_s = time.perf_counter() - t0
-        traces = _traces(report.run_dir)
+        traces = _traces(summary.run_dir)
     failures = sorted(t["id"] for t in traces if t.get("valid") is not True)
     rejected = sorted(t["id"] for t in traces if _rejected_by_gecko(t))
-    tasks = sum(c.finished + c.untested + c.crashed for c in report.categories)
+    tasks = summary.total.done + summary.total.untested + summary.total.errored
     print(json.dumps({
         "benchmark": "bfcl_sweep", "agent": "scripted-oracle", "max_retries": args.max_retries,
         "concurrency": args.workers, "gecko_workers": args.gecko_workers, "tasks": tasks,
         "wall_s": round(wall_s, 2), "tasks_per_s": round(tasks / wall_s, 1) if wall_s else None,
         "gecko_startup_s": round(startup_s, 2), "target_s": TARGET_S, "under_target": wall_s < TARGET_S,
-        "accuracy": {c.category: c.accuracy for c in report.categories},
-        "untested": sum(c.untested + c.crashed for c in report.categories), "failed_ids": failures,
+        "accuracy": {name: group.score for name, group in summary.groups.items()},
+        "untested": summary.total.untested + summary.total.errored, "failed_ids": failures,
         "oracle_calls_rejected_by_gecko": {"tasks": len(rejected), "examples": rejected[:10]},
     }, indent=2))
     return 0

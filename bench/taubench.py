@@ -24,9 +24,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.taubench.batch import run_batch  # noqa: E402
-from benchmarks.taubench.run_config import RunConfig  # noqa: E402
-from benchmarks.taubench.tool_defs import MOCK_DIR  # noqa: E402
+from benchmarks.runner import RunOptions, run_benchmark  # noqa: E402
+from benchmarks.taubench.benchmark import Tau2Benchmark  # noqa: E402
+from benchmarks.taubench.mock_toolkits import MOCK_DIR  # noqa: E402
+from benchmarks.taubench.run_config import Tau2RunConfig  # noqa: E402
 from inference.gecko import GeckoClient  # noqa: E402
 from utils.procs import gecko_server  # noqa: E402
 
@@ -50,21 +51,22 @@ class CountingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-async def _measure(config: RunConfig, url: str) -> dict[str, Any]:
+async def _measure(config: Tau2RunConfig, options: RunOptions) -> dict[str, Any]:
     transport = CountingTransport()
-    async with GeckoClient(url, transport=transport) as gecko:
+    async with GeckoClient(options.gecko_url, transport=transport) as gecko:
         started = time.perf_counter()
-        run_dir = await run_batch(config, gecko=gecko if config.gats_mode == "hybrid" else None, progress=None)
+        result = await run_benchmark(Tau2Benchmark(config, options), options, gecko=gecko)
         wall = time.perf_counter() - started
+    run_dir = result.run_dir
     summary = json.loads((run_dir / "summary.json").read_text())
-    rows = summary["rows"]
+    rows = summary["tasks"]
     n = len(rows)
     gats = [r["gats"] for r in rows if r.get("gats")]
     llm = sum(sum((r.get("llm_calls") or {}).values()) for r in rows)
     gecko_calls = sum(transport.counts.values()) - transport.counts.get("GET health", 0)
     return {
         "gats_mode": config.gats_mode, "tasks": n, "wall_s": round(wall, 2), "wall_s_per_task": round(wall / n, 4),
-        "avg_reward": summary["metrics"]["avg_reward"], "untested": len(summary["untested"]),
+        "avg_reward": summary["evaluation"]["avg_reward"], "untested": len(summary["untested"]),
         "gecko_calls_per_task": round(gecko_calls / n, 2), "gecko_calls_by_kind": dict(sorted(transport.counts.items())),
         "llm_calls_per_task": llm / n,
         "gats_attempts_per_task": round(sum(g["attempts"] for g in gats) / n, 2) if gats else 0,
@@ -91,10 +93,11 @@ def main() -> int:
                           extra=["--state-model", "none"]) as url:
             out["gecko_startup_s"] = round(time.perf_counter() - started, 2)
             for mode in ("none", "hybrid"):
-                config = RunConfig(domain="airline", task_set=args.task_set, num_tasks=args.num_tasks,
-                                   workers=args.workers, gats_mode=mode, gats_retries=args.gats_retries,
-                                   gecko_url=url, output_dir=Path(tmp) / "results")
-                out[mode] = asyncio.run(_measure(config, url))
+                config = Tau2RunConfig(domain="airline", task_set=args.task_set, num_tasks=args.num_tasks,
+                                       gats_mode=mode, gats_retries=args.gats_retries)
+                options = RunOptions(output_dir=Path(tmp) / "results", gecko_url=url, workers=args.workers,
+                                     progress=False)
+                out[mode] = asyncio.run(_measure(config, options))
     print(json.dumps(out, indent=2))
     return 0
 

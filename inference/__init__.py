@@ -1,5 +1,5 @@
 """Client side of Gecko: agents (`inference.agents`), the Gecko HTTP client (`inference.gecko`), the tool
-catalog and the one tool-call path (`inference.tools`), and real-tool backends (`inference.real_tools`).
+catalog, the one tool-call path and the interface of real tools (`inference.tools`).
 
 Layering: imports `utils` only; talks to Gecko over HTTP. `gats` and `benchmarks` build on it.
 """

@@ -42,10 +42,11 @@ def _bfcl_run(url: str, output: Path, retries: int) -> dict:
            "--gecko-url", url, "--output-dir", str(output), "--no-progress"]
     print("$ " + " ".join(cmd[1:]))
     subprocess.run(cmd, check=True, cwd=REPO_ROOT, stdout=subprocess.DEVNULL)
-    run_dir = next((output / "runs" / "scripted-noisy").iterdir())
-    summary = json.loads((run_dir / "summary.json").read_text())["categories"][0]
+    (run_dir,) = output.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
     traces = [json.loads(line) for line in (run_dir / "traces_simple_python.jsonl").read_text().splitlines()]
-    return {"accuracy": summary["accuracy"], "traces": sorted(traces, key=lambda t: int(t["id"].rsplit("_", 1)[1]))}
+    return {"accuracy": summary["evaluation"]["categories"]["simple_python"]["accuracy"],
+            "traces": sorted(traces, key=lambda t: int(t["id"].rsplit("_", 1)[1]))}
 
 
 def bfcl_demo() -> None:

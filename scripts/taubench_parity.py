@@ -327,7 +327,7 @@ def probe_calls(domain: str, db: dict[str, Any]) -> list[tuple[str, dict[str, An
 
 async def _run(runtime: Any, task: Any, kind: str, pool: Sequence[tuple[str, dict[str, Any]]]) -> Any:
     """One conversation of a kind, on a fresh environment; returns (simulation, environment)."""
-    from benchmarks.taubench.messages import AssistantMessage, ToolCall
+    from benchmarks.taubench.messages import AssistantMessage, MessageToolCall
     from benchmarks.taubench.orchestrator import run_simulation
     from benchmarks.taubench.scripted import (
         ScriptedAgent,
@@ -349,12 +349,12 @@ async def _run(runtime: Any, task: Any, kind: str, pool: Sequence[tuple[str, dic
             else probe_calls(runtime.name, runtime.store.db_json(runtime.name))
         )
         script = [
-            AssistantMessage(tool_calls=[ToolCall(id=f"{kind}-{i}", name=name, arguments=arguments)])
+            AssistantMessage(tool_calls=[MessageToolCall(id=f"{kind}-{i}", name=name, arguments=arguments)])
             for i, (name, arguments) in enumerate(calls)
         ]
         if kind == "probe":
             script.append(
-                AssistantMessage(tool_calls=[ToolCall(id="probe-user", name="calculate", arguments={"expression": "1"},
+                AssistantMessage(tool_calls=[MessageToolCall(id="probe-user", name="calculate", arguments={"expression": "1"},
                                                       requestor="user")])
             )
         agent = ScriptedAgent(script, oracle_closing(task))

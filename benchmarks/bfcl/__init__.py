@@ -12,7 +12,7 @@ from benchmarks.bfcl.categories import (
     SINGLE_TURN_CATEGORIES,
     expand_categories,
 )
-from benchmarks.bfcl.export import ResultRecord, ResultWriter, read_results, result_path
+from benchmarks.bfcl.export import ResultRecord, read_results, result_path, write_results
 from benchmarks.bfcl.loader import (
     BfclTask,
     Message,
@@ -46,7 +46,6 @@ __all__ = [
     "MultiTurnTask",
     "NotACallError",
     "ResultRecord",
-    "ResultWriter",
     "SingleTurnTask",
     "expand_categories",
     "format_call",
@@ -56,5 +55,6 @@ __all__ = [
     "parse_calls",
     "read_results",
     "result_path",
+    "write_results",
     "select_tasks",
 ]

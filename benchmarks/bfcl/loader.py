@@ -27,6 +27,7 @@ from benchmarks.bfcl.categories import (
     is_multi_turn,
     question_file_name,
 )
+from benchmarks.runner.selection import read_ids_file
 
 FunctionDoc = dict[str, Any]
 """One BFCL function doc: `{"name", "description", "parameters": {"type": "dict", "properties", "required"}}`."""
@@ -205,12 +206,6 @@ def load_category(category: str) -> list[BfclTask]:
     if is_multi_turn(category):
         return [_multi_turn_task(e, a, category) for e, a in zip(entries, answers, strict=True)]
     return [_single_turn_task(e, a, category) for e, a in zip(entries, answers, strict=True)]
-
-
-def read_ids_file(path: Path) -> list[str]:
-    """Task ids from a text file: one per line; blank lines and `#` comments are ignored."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
 def _resolve_id(raw: str, category: str, known: Mapping[str, Any], by_index: Mapping[str, str]) -> str:

@@ -52,6 +52,8 @@ class MultiTaskOutcome:
     trace: dict[str, Any]
     """JSON-able account of every turn (simulated attempts, plan, real calls, divergence, sync)."""
     gecko_session: str | None = None
+    usage: tuple[dict[str, Any], ...] = ()
+    """LLM usage records of every turn (simulated attempts and real runs)."""
 
 
 def conversation_turns(task: MultiTurnTask, catalog: ToolCatalog) -> list[ConversationTurn]:
@@ -152,6 +154,8 @@ async def run_multi_task(
     latency = time.perf_counter() - started
     trace.update(status=result.status, error=result.error, latency_s=round(latency, 6),
                  turns=[turn_trace(t) for t in result.turns])
+    usage = tuple(record for turn in result.turns
+                  for record in (*turn.simulated.usage, *(turn.real.usage if turn.real else ())))
     if result.status == "untested":
-        return MultiTaskOutcome(task.id, "untested", None, trace, session.session_id)
-    return MultiTaskOutcome(task.id, "completed", _record(task, result, latency), trace, session.session_id)
+        return MultiTaskOutcome(task.id, "untested", None, trace, session.session_id, usage)
+    return MultiTaskOutcome(task.id, "completed", _record(task, result, latency), trace, session.session_id, usage)

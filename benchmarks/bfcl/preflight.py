@@ -1,35 +1,35 @@
-"""Checks before a BFCL single-turn run, so a misconfigured Gecko fails in a second with a fix, not after
-hours with wrong numbers.
+"""Checks of Gecko before a BFCL run, so a misconfigured Gecko fails in a second with a fix, not after hours
+with wrong numbers (the model names are checked by the runner).
 
 - Gecko answers `/health` with status `ok`.
-- The state model is disabled (single-turn tasks have no state; the paper's setting).
-- When the validation stage runs an LLM, it is the model under test (`--model`), as in the paper.
-- Gecko serves the task's toolkit (the single-turn toolkits are loaded).
-- An LLM model name resolves and its key is set (scripted agents need none).
+- Single-turn: the state model is disabled (single-turn tasks have no state; the paper's setting), and when the
+  validation stage runs an LLM, it is the model under test (`--model`), as in the paper.
+- Multi-turn: a state model runs (`rules` counts, offline): the state carries over between turns.
+- Gecko serves the toolkits of the selected tasks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+from benchmarks.runner import PreflightError
 from inference.gecko import GeckoClient, GeckoError, GeckoNotFoundError, HealthInfo
-from utils.llm import LLMError, check_model_names, is_engine_name
+from utils.llm import is_engine_name
 
-RESTART = ("python run_gecko_server.py --schemas-dir data/bfcl/openapi/single_turn --state-model none "
-           "--validation-model {validation}")
-
-
-class PreflightError(RuntimeError):
-    """Gecko (or the model) is not set up for this run; the message says how to fix it."""
+SINGLE_TURN_GECKO = ("python run_gecko_server.py --schemas-dir data/bfcl/openapi/single_turn --state-model none "
+                     "--validation-model {validation}")
+MULTI_TURN_GECKO = "python run_gecko_server.py --schemas-dir data/bfcl/openapi/multi_turn --state-model rules"
 
 
 def _restart(validation: str) -> str:
-    return "restart Gecko with: " + RESTART.format(validation=validation)
+    return "restart Gecko with: " + SINGLE_TURN_GECKO.format(validation=validation)
 
 
-def check_health(health: HealthInfo, model: str) -> None:
-    """Check the roles reported by `/health` against the run.
+def check_single_turn_health(health: HealthInfo, model: str) -> None:
+    """Check the roles reported by `/health` against a single-turn run.
 
     Raises:
-        PreflightError: The state model is on, or the validation LLM is not `model`.
+        PreflightError: Gecko is unhealthy, the state model is on, or the validation LLM is not `model`.
     """
     validation_target = model if not is_engine_name(model) else "rules"
     if health.status != "ok":
@@ -47,13 +47,28 @@ def check_health(health: HealthInfo, model: str) -> None:
             + " (or --validation-model rules for syntactic checks only)")
 
 
-async def preflight(client: GeckoClient, model: str, sample_toolkit: str | None) -> HealthInfo:
-    """Run every check; returns the health report (recorded in the run's config).
+def check_multi_turn_health(health: HealthInfo) -> None:
+    """Gecko must be healthy and update state (multi-turn state carries over between turns).
+
+    Raises:
+        PreflightError: It is not.
+    """
+    if health.status != "ok":
+        raise PreflightError(f"Gecko reports status {health.status!r}; restart Gecko with: {MULTI_TURN_GECKO}")
+    if not health.state_model_enabled:
+        raise PreflightError("Gecko runs without a state model (--state-model none); BFCL multi-turn needs one "
+                             f"(`rules` works offline): restart Gecko with: {MULTI_TURN_GECKO}")
+
+
+async def check_gecko(client: GeckoClient, toolkits: Sequence[str], check: Callable[[HealthInfo], None],
+                      start: str) -> HealthInfo:
+    """Gecko answers, passes `check`, and serves `toolkits`; returns its health report (recorded in the run).
 
     Args:
         client: Client of the Gecko to use.
-        model: `--model`.
-        sample_toolkit: A task id of the run, to check that its toolkit is loaded.
+        toolkits: Toolkits the selected tasks need.
+        check: The run's checks of the health report.
+        start: The command that starts a suitable Gecko (for the messages).
 
     Raises:
         PreflightError: A check failed.
@@ -61,18 +76,13 @@ async def preflight(client: GeckoClient, model: str, sample_toolkit: str | None)
     try:
         health = await client.health()
     except GeckoError as exc:
-        raise PreflightError(f"Gecko is not reachable at {client.base_url}: {exc}. Start it with: "
-                             + RESTART.format(validation="rules")) from exc
-    check_health(health, model)
-    if sample_toolkit is not None:
+        raise PreflightError(f"Gecko is not reachable at {client.base_url}: {exc}. Start it with: {start} "
+                             "(or pass --gecko-url auto to start one for the run)") from exc
+    check(health)
+    for name in sorted(set(toolkits)):
         try:
-            await client.toolkit(sample_toolkit)
+            await client.toolkit(name)
         except GeckoNotFoundError as exc:
-            raise PreflightError(f"Gecko does not serve the toolkit {sample_toolkit!r}: the BFCL single-turn "
-                                 f"toolkits are not loaded; {_restart('rules')}") from exc
-    if not is_engine_name(model):
-        try:
-            check_model_names({"planner": model})
-        except LLMError as exc:
-            raise PreflightError(str(exc)) from exc
+            raise PreflightError(f"Gecko does not serve the toolkit {name!r} the selected tasks need; "
+                                 f"restart it with: {start}") from exc
     return health

@@ -6,7 +6,7 @@
 - Prompt docs: the official generator appends " Note that the provided function is in Python 3 syntax." to
   every offered description (held-out miss_func docs are added later, without it); `prompt_functions` does
   the same on copies.
-- Real tools: multi-turn tasks execute on `inference.real_tools.bfcl.BfclRealTools`, one per task.
+- Real tools: multi-turn tasks execute on `real_tools.BfclRealTools`, one per task.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import copy
 from pathlib import Path
 
 from benchmarks.bfcl.loader import BfclTask, FunctionDoc, MultiTurnTask
-from inference.real_tools.bfcl import BfclRealTools
+from benchmarks.bfcl.real_tools import BfclRealTools
 from utils.paths import DATA_DIR
 
 OPENAPI_DIR = DATA_DIR / "bfcl" / "openapi"

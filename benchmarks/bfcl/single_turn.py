@@ -29,8 +29,8 @@ PLANNER_ROLE = PLANNER.name
 
 
 @dataclass(frozen=True)
-class TaskOutcome:
-    """What one task produced."""
+class SingleTaskOutcome:
+    """What one single-turn task produced."""
 
     task_id: str
     status: TurnStatus
@@ -38,6 +38,8 @@ class TaskOutcome:
     """The result line; None when the task is untested."""
     trace: dict[str, Any]
     """JSON-able account of every attempt, for the run directory."""
+    usage: tuple[dict[str, Any], ...] = ()
+    """LLM usage records of every attempt (planner and Gecko's stages)."""
 
 
 def user_text(task: SingleTurnTask) -> str:
@@ -78,7 +80,7 @@ async def run_single_task(
     *,
     labels: dict[str, str] | None = None,
     feedback_prompt: Prompt | None = None,
-) -> TaskOutcome:
+) -> SingleTaskOutcome:
     """Run one task through GATS and build its result line.
 
     Args:
@@ -95,7 +97,7 @@ async def run_single_task(
         base = await client.create_session({"toolkits": [task.id], "labels": {**(labels or {}), "task": task.id}})
     except GeckoError as exc:
         trace.update(status="untested", error=f"session: {exc}", latency_s=time.perf_counter() - started)
-        return TaskOutcome(task.id, "untested", None, trace)
+        return SingleTaskOutcome(task.id, "untested", None, trace)
     try:
         catalog = await fetch_catalog(client, [task.id])
         turn = TurnInput(task=user_text(task), messages=tuple({"role": m.role, "content": m.content}
@@ -104,7 +106,7 @@ async def run_single_task(
         result = await run_turn(turn, agent, GeckoSandbox(client), catalog, config, feedback_prompt=feedback_prompt)
     except GeckoError as exc:
         trace.update(status="untested", error=f"toolkit: {exc}", latency_s=time.perf_counter() - started)
-        return TaskOutcome(task.id, "untested", None, trace)
+        return SingleTaskOutcome(task.id, "untested", None, trace)
     finally:
         if not config.keep_sessions:
             await GeckoSandbox(client).delete(base.session_id)
@@ -115,9 +117,9 @@ async def run_single_task(
                  latency_s=round(latency, 6), agent_info=describe() if callable(describe) else None)
     best = result.best
     if best is None:
-        return TaskOutcome(task.id, "untested", None, trace)
+        return SingleTaskOutcome(task.id, "untested", None, trace, result.usage)
     input_tokens, output_tokens = _planner_tokens(result)
     record = ResultRecord(id=task.id, result=export_answer(best.calls), input_token_count=input_tokens,
                           output_token_count=output_tokens, latency=round(latency, 6),
                           gats={"status": result.status, "attempts": len(result.attempts), "best": best.index})
-    return TaskOutcome(task.id, result.status, record, trace)
+    return SingleTaskOutcome(task.id, result.status, record, trace, result.usage)

@@ -10,14 +10,15 @@ Typical offline use:
     run.reward_info = evaluate(runtime, task, run.messages, run.termination_reason)
 """
 
+from benchmarks.taubench.domain_tools import DomainTools, Kind, ToolOutcome, ToolType
 from benchmarks.taubench.environment import DomainRuntime, Environment, WriteCall
 from benchmarks.taubench.evaluate import Evaluator, NLJudge, evaluate, evaluate_simulation
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataError, DataProvenance, DataStore
 from benchmarks.taubench.messages import (
     AssistantMessage,
     Message,
+    MessageToolCall,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     UserMessage,
 )
@@ -41,14 +42,13 @@ from benchmarks.taubench.results import (
 )
 from benchmarks.taubench.scripted import ScriptedAgent, ScriptedUser, noop_agent, oracle_agent
 from benchmarks.taubench.tasks import RewardType, SplitName, Task, TaskSet, render_user_scenario
-from benchmarks.taubench.toolkit import Kind, ToolKit, ToolOutcome, ToolType
 
 __all__ = [
     "DEFAULT_MAX_ERRORS", "DEFAULT_MAX_STEPS", "DEFAULT_TASK_SET", "GREETING", "STOP_TOKENS", "Agent",
     "AssistantMessage", "DataError", "DataProvenance", "DataStore", "DomainRuntime", "Environment", "Evaluator",
     "Kind", "Message", "Metrics", "NLAssertionCheck", "NLJudge", "Results", "RewardInfo", "RewardType",
     "ScriptedAgent", "ScriptedUser", "SimulationRun", "SplitName", "SystemMessage", "Task", "TaskSet",
-    "TerminationReason", "ToolCall", "ToolKit", "ToolMessage", "ToolOutcome", "ToolType", "User", "UserMessage",
+    "TerminationReason", "MessageToolCall", "DomainTools", "ToolMessage", "ToolOutcome", "ToolType", "User", "UserMessage",
     "WriteCall", "compute_metrics", "evaluate", "evaluate_simulation", "noop_agent", "oracle_agent", "pass_hat_k",
     "render_user_scenario", "run_simulation", "user_view",
 ]

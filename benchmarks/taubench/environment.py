@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from benchmarks.taubench.domain_tools import DomainTools, Kind, ToolOutcome, ToolType, db_hash, no_cyclic_gc
 from benchmarks.taubench.domains import DomainSpec, get_domain
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
-from benchmarks.taubench.messages import ToolCall, ToolMessage
+from benchmarks.taubench.messages import MessageToolCall, ToolMessage
 from benchmarks.taubench.tasks import TaskSet
-from benchmarks.taubench.toolkit import Kind, ToolKit, ToolOutcome, ToolType, db_hash, no_cyclic_gc
 
 NO_USER_TOOLS = "User tools not available"
 """tau2's error for a user tool call in a domain without user tools (airline, retail)."""
@@ -50,7 +50,7 @@ class DomainRuntime:
     """One domain in one task-set version: policy, tool kinds, fresh DBs and the pristine DB hash.
 
     Attributes:
-        spec: the domain's DB model and tool-kit class.
+        spec: the domain's DB model and tools class.
         store: where the verified data comes from.
         task_set: the task-set version (decides the tool list: retail v1 adds `get_item_details`).
     """
@@ -77,7 +77,7 @@ class DomainRuntime:
 
     def tool_names(self) -> list[str]:
         """The agent's tools, sorted by name."""
-        return list(self.spec.toolkit.tool_specs(self.task_set))
+        return list(self.spec.tools.declarations(self.task_set))
 
     def tool_type(self, name: str) -> ToolType:
         """Official type of a tool (`read`, `write`, `generic`).
@@ -85,7 +85,7 @@ class DomainRuntime:
         Raises:
             KeyError: if there is no such tool.
         """
-        return self.spec.toolkit.tool_specs(self.task_set)[name].tool_type
+        return self.spec.tools.declarations(self.task_set)[name].tool_type
 
     def kind(self, name: str) -> Kind:
         """`write` if the tool mutates the DB, else `read`.
@@ -97,7 +97,7 @@ class DomainRuntime:
 
     def is_write(self, name: str) -> bool:
         """Whether `name` is a known tool that mutates the DB (unknown names are not)."""
-        spec = self.spec.toolkit.tool_specs(self.task_set).get(name)
+        spec = self.spec.tools.declarations(self.task_set).get(name)
         return spec is not None and spec.tool_type == "write"
 
     def new_db(self) -> BaseModel:
@@ -165,20 +165,20 @@ class Environment:
 
     def __init__(self, runtime: DomainRuntime) -> None:
         self.runtime = runtime
-        self._toolkit: ToolKit | None = None
+        self._tools: DomainTools | None = None
         self._writes: list[WriteCall] = []
 
     @property
-    def toolkit(self) -> ToolKit:
-        """The tool kit over the live DB (the DB is validated on first access)."""
-        if self._toolkit is None:
-            self._toolkit = self.runtime.spec.toolkit(self.runtime.new_db(), self.runtime.task_set)
-        return self._toolkit
+    def tools(self) -> DomainTools:
+        """The domain tools over the live DB (the DB is validated on first access)."""
+        if self._tools is None:
+            self._tools = self.runtime.spec.tools(self.runtime.new_db(), self.runtime.task_set)
+        return self._tools
 
     @property
     def db(self) -> Any:
         """The live database model."""
-        return self.toolkit.db
+        return self.tools.db
 
     @property
     def writes(self) -> tuple[WriteCall, ...]:
@@ -209,9 +209,9 @@ class Environment:
         """
         if self.runtime.is_write(name):
             self._writes.append(WriteCall(name, copy.deepcopy(dict(arguments))))
-        return self.toolkit.execute(name, arguments)
+        return self.tools.execute(name, arguments)
 
-    def respond(self, call: ToolCall) -> ToolMessage:
+    def respond(self, call: MessageToolCall) -> ToolMessage:
         """Answer a tool call with a tool message, as tau2's environment does.
 
         A user-requested call fails: airline and retail have no user tools.

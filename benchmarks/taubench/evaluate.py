@@ -21,8 +21,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Optional
 
+from benchmarks.taubench.domain_tools import db_hash
 from benchmarks.taubench.environment import DomainRuntime, WriteCall, canonical_writes
-from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, ToolMessage, UserMessage
 from benchmarks.taubench.results import (
     GRADED_TERMINATIONS,
     ActionCheck,
@@ -34,7 +35,6 @@ from benchmarks.taubench.results import (
     TerminationReason,
 )
 from benchmarks.taubench.tasks import RewardType, Task
-from benchmarks.taubench.toolkit import db_hash
 
 NLJudge = Callable[[Sequence[Message], Sequence[str]], Awaitable[Sequence[NLAssertionCheck]]]
 """Judge of natural-language assertions: (conversation, assertions) → one verdict per assertion."""
@@ -42,9 +42,9 @@ NLJudge = Callable[[Sequence[Message], Sequence[str]], Awaitable[Sequence[NLAsse
 _ENV_BASIS = {RewardType.DB, RewardType.ENV_ASSERTION}
 
 
-def tool_calls(messages: Sequence[Message]) -> list[ToolCall]:
+def tool_calls(messages: Sequence[Message]) -> list[MessageToolCall]:
     """Every tool call made in a conversation, in order (agent and user)."""
-    calls: list[ToolCall] = []
+    calls: list[MessageToolCall] = []
     for message in messages:
         if isinstance(message, (AssistantMessage, UserMessage)) and message.tool_calls:
             calls.extend(message.tool_calls)

@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol
 
+from benchmarks.taubench.agent_tools import EnvironmentBackend
 from benchmarks.taubench.environment import DomainRuntime, Environment
 from benchmarks.taubench.llm_chat import agent_view, prompt, render
 from benchmarks.taubench.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from benchmarks.taubench.orchestrator import user_view
-from benchmarks.taubench.tool_defs import EnvironmentBackend
 from gats import GatsConfig, TurnInput, TurnResult, run_turn
 from inference.agents import Agent as RolloutAgent
 from inference.gecko import ChecklistReply, GeckoClient, GeckoError, GeckoSandbox, JudgeReply

@@ -9,7 +9,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, ToolMessage, UserMessage
 from utils.llm import ChatResult, Prompt, load_prompt
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
@@ -58,7 +58,7 @@ def agent_view(history: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def tool_calls_of(result: ChatResult) -> list[ToolCall]:
+def tool_calls_of(result: ChatResult) -> list[MessageToolCall]:
     """The model's function calls as tau2 tool calls; arguments that are not a JSON object become `{}`
     with the raw text kept under `"__raw_arguments__"` (the tool then fails, as in tau2)."""
     calls = []
@@ -69,5 +69,5 @@ def tool_calls_of(result: ChatResult) -> list[ToolCall]:
             arguments = None
         if not isinstance(arguments, dict):
             arguments = {"__raw_arguments__": call.arguments}
-        calls.append(ToolCall(id=call.id, name=call.name, arguments=arguments))
+        calls.append(MessageToolCall(id=call.id, name=call.name, arguments=arguments))
     return calls

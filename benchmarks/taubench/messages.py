@@ -16,7 +16,7 @@ def now_iso() -> str:
     return datetime.datetime.now().isoformat()
 
 
-class ToolCall(BaseModel):
+class MessageToolCall(BaseModel):
     """A tool call made by the agent (or, in domains with user tools, by the user)."""
 
     id: str = Field("", description="Call id, unique within the conversation; pairs it with its result")
@@ -39,7 +39,7 @@ class SystemMessage(_Stamped):
 
 class _ParticipantMessage(_Stamped):
     content: Optional[str] = Field(None, description="Text sent to the other participant")
-    tool_calls: Optional[list[ToolCall]] = Field(None, description="Tool calls; a message has text or calls")
+    tool_calls: Optional[list[MessageToolCall]] = Field(None, description="Tool calls; a message has text or calls")
     cost: Optional[float] = Field(None, description="LLM cost of producing the message, in dollars")
     usage: Optional[dict] = Field(None, description="LLM token usage of producing the message")
     raw_data: Optional[dict] = Field(None, description="Raw provider response, if kept")

@@ -24,7 +24,7 @@ from benchmarks.taubench.environment import Environment
 from benchmarks.taubench.messages import (
     AssistantMessage,
     Message,
-    ToolCall,
+    MessageToolCall,
     ToolMessage,
     UserMessage,
     now_iso,
@@ -173,7 +173,7 @@ async def run_simulation(
                 call.id = f"call-{len(history)}-{index}"
         return message
 
-    pending: list[ToolCall] = []
+    pending: list[MessageToolCall] = []
     while reason is None:
         try:
             if route is _Route.ENV:

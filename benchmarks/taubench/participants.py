@@ -1,4 +1,4 @@
-"""Build the participants of one conversation from a `RunConfig`: agent, user, GATS rollout agent.
+"""Build the participants of one conversation from a `Tau2RunConfig`: agent, user, GATS rollout agent.
 
 Scripted choices (offline): agent `scripted-oracle` (gold actions, then the required info) or
 `scripted-noop`; user `scripted`. Anything else is a model name for `utils.llm`.
@@ -15,7 +15,7 @@ from benchmarks.taubench.llm_agent import LLMAgent
 from benchmarks.taubench.llm_chat import prompt, render
 from benchmarks.taubench.llm_user import LLMUser
 from benchmarks.taubench.messages import AssistantMessage, Message
-from benchmarks.taubench.run_config import SCRIPTED_NOOP, SCRIPTED_ORACLE, SCRIPTED_USER, RunConfig
+from benchmarks.taubench.run_config import SCRIPTED_NOOP, SCRIPTED_ORACLE, SCRIPTED_USER, Tau2RunConfig
 from benchmarks.taubench.scripted import ScriptedUser, noop_agent, oracle_agent
 from benchmarks.taubench.tasks import Task
 from inference.agents import Agent as RolloutAgent
@@ -38,7 +38,7 @@ class TimedAgent:
         return await asyncio.wait_for(call, self.timeout)
 
 
-def build_agent(config: RunConfig, task: Task, runtime: DomainRuntime, catalog: ToolCatalog,
+def build_agent(config: Tau2RunConfig, task: Task, runtime: DomainRuntime, catalog: ToolCatalog,
                 client: Optional[LLMClient], seed: int) -> Any:
     """The real agent of one conversation."""
     if config.agent_llm == SCRIPTED_ORACLE:
@@ -49,7 +49,7 @@ def build_agent(config: RunConfig, task: Task, runtime: DomainRuntime, catalog: 
     return LLMAgent(client, config.agent_llm, runtime.policy, catalog, seed=seed)
 
 
-def build_user(config: RunConfig, task: Task, guidelines: str, client: Optional[LLMClient], seed: int) -> Any:
+def build_user(config: Tau2RunConfig, task: Task, guidelines: str, client: Optional[LLMClient], seed: int) -> Any:
     """The simulated customer of one conversation."""
     if config.user_llm == SCRIPTED_USER:
         return ScriptedUser.from_task(task)
@@ -62,7 +62,7 @@ def _gold_script(task: Task) -> list[ScriptedCall]:
     return [ScriptedCall(a.name, dict(a.arguments)) for a in actions if a.requestor == "assistant"]
 
 
-def rollout_factory(config: RunConfig, task: Task, runtime: DomainRuntime, client: Optional[LLMClient]) -> Any:
+def rollout_factory(config: Tau2RunConfig, task: Task, runtime: DomainRuntime, client: Optional[LLMClient]) -> Any:
     """Builds the GATS rehearsal agent of a turn, given the conversation so far.
 
     LLM agents rehearse with the same model and system prompt as the real agent. The scripted oracle is

@@ -1,10 +1,13 @@
-"""`RunConfig`: everything a tau2 run needs, as the CLI (`run_taubench.py`) builds it."""
+"""`Tau2RunConfig`: what a tau2 run is (recorded in the run directory's `config.json`).
+
+How the run is carried out (workers, output directory, Gecko URL …) is `benchmarks.runner.RunOptions`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.taubench.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS
 from benchmarks.taubench.tasks import SplitName, TaskSet
@@ -14,40 +17,34 @@ SCRIPTED_ORACLE = "scripted-oracle"
 SCRIPTED_NOOP = "scripted-noop"
 SCRIPTED_USER = "scripted"
 SCRIPTED_AGENTS = (SCRIPTED_ORACLE, SCRIPTED_NOOP)
-AUTO_GECKO = "auto"
-RESULTS_ROOT = Path(__file__).resolve().parents[2] / "results" / "taubench"
 
 
-@dataclass(frozen=True)
-class RunConfig:
+class Tau2RunConfig(BaseModel):
     """A tau2 run. `agent_llm` is a model alias or a scripted agent name; `user_llm` a model alias or
     `scripted`; `judge_llm` None means the agent's model (none for scripted agents)."""
 
-    domain: str
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    SELECTION: ClassVar[tuple[str, ...]] = ("split", "task_ids", "num_tasks", "num_trials")
+    """Fields that pick the jobs (a resumed run may change them); the others change results."""
+
+    domain: Literal["airline", "retail"]
     agent_llm: str = SCRIPTED_ORACLE
     user_llm: str = SCRIPTED_USER
-    judge_llm: Optional[str] = None
+    judge_llm: str | None = None
     task_set: TaskSet = "v1"
     split: SplitName = "base"
-    task_ids: Optional[tuple[str, ...]] = None
-    num_tasks: Optional[int] = None
-    num_trials: int = 1
+    task_ids: tuple[str, ...] | None = None
+    num_tasks: int | None = Field(None, ge=1)
+    num_trials: int = Field(1, ge=1)
     seed: int = 300
-    workers: int = 1
+    """Trial k uses seed + k."""
     gats_mode: GatsMode = "hybrid"
-    gats_retries: int = 2
-    gecko_url: str = AUTO_GECKO
-    agent_timeout: float = 360.0
-    max_steps: int = DEFAULT_MAX_STEPS
-    max_errors: int = DEFAULT_MAX_ERRORS
-    output_dir: Path = RESULTS_ROOT
-    resume: Optional[Path] = None
-    debug: bool = False
-    llm_cache: Optional[Path] = field(default=None)
-
-    def __post_init__(self) -> None:
-        if self.num_trials < 1 or self.workers < 1 or self.gats_retries < 0 or self.max_steps < 1:
-            raise ValueError("num_trials, workers and max_steps must be >= 1 and gats_retries >= 0")
+    gats_retries: int = Field(2, ge=0)
+    agent_timeout: float = Field(360.0, gt=0)
+    """Seconds per agent reply (rehearsals included)."""
+    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1)
+    max_errors: int = Field(DEFAULT_MAX_ERRORS, ge=1)
 
     @property
     def agent_is_scripted(self) -> bool:
@@ -55,23 +52,23 @@ class RunConfig:
         return self.agent_llm in SCRIPTED_AGENTS
 
     @property
-    def effective_judge(self) -> Optional[str]:
+    def effective_judge(self) -> str | None:
         """The NL judge model (None: NL-judged tasks are not graded)."""
         if self.judge_llm:
             return self.judge_llm
         return None if self.agent_is_scripted else self.agent_llm
 
-    def run_name(self, timestamp: str) -> str:
-        """`<timestamp>_<domain>_<models>_<mode>` with path-safe model names."""
+    def run_label(self) -> str:
+        """`<domain>_<agent>_user-<user>_<mode>` with path-safe model names."""
         def safe(name: str) -> str:
             name = name.split("@", 1)[0].split(":", 1)[-1]  # `openai-compatible:<model>@<url>` → `<model>`
             return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in name)[:40]
-        return f"{timestamp}_{self.domain}_{safe(self.agent_llm)}_user-{safe(self.user_llm)}_{self.gats_mode}"
+        return f"{self.domain}_{safe(self.agent_llm)}_user-{safe(self.user_llm)}_{self.gats_mode}"
 
     def public(self) -> dict[str, Any]:
-        """JSON form, recorded in `summary.json`."""
-        out = asdict(self)
-        for key in ("output_dir", "resume", "llm_cache"):
-            out[key] = None if out[key] is None else str(out[key])
-        out["task_ids"] = list(self.task_ids) if self.task_ids else None
-        return out
+        """JSON form, recorded in `config.json`."""
+        return self.model_dump(mode="json")
+
+    def result_settings(self) -> dict[str, Any]:
+        """The settings that change results (a resumed run must give the same)."""
+        return {k: v for k, v in self.public().items() if k not in self.SELECTION}

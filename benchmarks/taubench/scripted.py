@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, UserMessage
+from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, UserMessage
 from benchmarks.taubench.orchestrator import STOP
 from benchmarks.taubench.tasks import Task
 
@@ -51,7 +51,7 @@ def oracle_agent(task: Task) -> ScriptedAgent:
     actions = (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []
     script = [
         AssistantMessage(
-            tool_calls=[ToolCall(id=f"gold-{index}", name=action.name, arguments=dict(action.arguments))]
+            tool_calls=[MessageToolCall(id=f"gold-{index}", name=action.name, arguments=dict(action.arguments))]
         )
         for index, action in enumerate(actions)
         if action.requestor == "assistant"

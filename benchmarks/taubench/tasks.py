@@ -12,7 +12,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.taubench.messages import Message, Requestor, ToolCall
+from benchmarks.taubench.messages import Message, MessageToolCall, Requestor
 
 
 class RewardType(str, Enum):
@@ -62,7 +62,7 @@ class Action(BaseModel):
         None, description="Arguments compared when matching a call; null compares all of the call's"
     )
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: MessageToolCall) -> bool:
         """Whether a tool call counts as this action (tau2's action check).
 
         The names must be equal; then the selected arguments must be equal on both sides.

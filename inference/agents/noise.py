@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from inference.tools.catalog import ToolSpec
+from inference.tools.catalog import CatalogTool
 from inference.tools.execution import CallRecord
 
 NoiseKind = Literal["wrong_type", "missing_required", "unknown_argument", "out_of_range", "misspelled_tool",
@@ -66,7 +66,7 @@ class Corruption:
                 "detectable": self.detectable, "description": self.description}
 
 
-def _properties(spec: ToolSpec) -> Mapping[str, Any]:
+def _properties(spec: CatalogTool) -> Mapping[str, Any]:
     props = spec.parameters.get("properties") if isinstance(spec.parameters, Mapping) else None
     return props if isinstance(props, Mapping) else {}
 
@@ -128,7 +128,7 @@ def _out_of_range(schema: Mapping[str, Any], value: Any) -> Any:
     return None
 
 
-def _options(spec: ToolSpec, arguments: Mapping[str, Any], taken_names: set[str]) -> dict[str, list[Any]]:
+def _options(spec: CatalogTool, arguments: Mapping[str, Any], taken_names: set[str]) -> dict[str, list[Any]]:
     """For each kind, its candidates: (argument, corrupted arguments, description[, misspelled name])."""
     props = _properties(spec)
     required = spec.parameters.get("required", []) if isinstance(spec.parameters, Mapping) else []
@@ -163,7 +163,7 @@ def _options(spec: ToolSpec, arguments: Mapping[str, Any], taken_names: set[str]
 
 
 def plan_corruptions(
-    calls: Sequence[tuple[ToolSpec | None, Mapping[str, Any]]],
+    calls: Sequence[tuple[CatalogTool | None, Mapping[str, Any]]],
     *,
     key: str,
     seed: int = 0,

@@ -6,7 +6,7 @@ from typing import Any
 
 from inference.gecko.client import GeckoClient
 from inference.gecko.errors import GeckoError
-from inference.tools.catalog import ToolCatalog, ToolSpec
+from inference.tools.catalog import CatalogTool, ToolCatalog
 from inference.tools.execution import ToolError, ToolInfrastructureError, ToolOutcome, error_content
 from utils.jsonutil import dumps_compact
 
@@ -28,7 +28,7 @@ class GeckoToolBackend:
         self.client = client
         self.session_id = session_id
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         """Call the tool; 422 and other refusals of the call come back as outcomes the agent can read.
 
         Raises:

@@ -1,6 +1,7 @@
-"""Tools of a task as an agent sees them (catalog, provider-safe names) and the one path that executes calls."""
+"""Tools of a task as an agent sees them (catalog, provider-safe names), the one path that executes calls, and
+the interface of real tools."""
 
-from inference.tools.catalog import ToolCatalog, ToolSpec
+from inference.tools.catalog import Access, CatalogTool, ToolCatalog
 from inference.tools.execution import (
     CallRecord,
     ErrorKind,
@@ -13,9 +14,10 @@ from inference.tools.execution import (
     error_content,
 )
 from inference.tools.names import assign_agent_names, is_provider_safe, sanitise
-from inference.tools.real import RealToolsBackend
+from inference.tools.real import RealCall, RealResult, RealTools, RealToolsBackend
 
 __all__ = [
-    "CallRecord", "ErrorKind", "RealToolsBackend", "ToolBackend", "ToolCallRequest", "ToolCatalog", "ToolError",
-    "ToolExecutor", "ToolInfrastructureError", "ToolOutcome", "ToolSpec", "assign_agent_names", "error_content", "is_provider_safe", "sanitise",
+    "Access", "CallRecord", "CatalogTool", "ErrorKind", "RealCall", "RealResult", "RealTools", "RealToolsBackend",
+    "ToolBackend", "ToolCallRequest", "ToolCatalog", "ToolError", "ToolExecutor", "ToolInfrastructureError",
+    "ToolOutcome", "assign_agent_names", "error_content", "is_provider_safe", "sanitise",
 ]

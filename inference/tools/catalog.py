@@ -1,7 +1,7 @@
 """The tools an agent may call in one task: specs read from Gecko's `GET /toolkits/{name}`, agent-facing
 names, and OpenAI function definitions.
 
-A `ToolSpec` is one operation of one toolkit. The catalog gives each a provider-safe agent name (see
+A `CatalogTool` is one operation of one toolkit. The catalog gives each a provider-safe agent name (see
 `names.py`) and resolves names both ways: the agent's name → the spec (for execution), and the tool's
 original name (`x-gecko-original-name`, e.g. BFCL's `math.factorial`) → the spec (for scripted agents
 and exports). Argument schemas are passed to the model unchanged, nested schemas included.
@@ -21,7 +21,7 @@ Access = Literal["read", "write"]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
+class CatalogTool:
     """One tool (an OpenAPI operation) as an agent sees it."""
 
     toolkit: str
@@ -55,10 +55,10 @@ class ToolCatalog:
         ValueError: Two specs share an agent name.
     """
 
-    def __init__(self, specs: Iterable[ToolSpec]) -> None:
+    def __init__(self, specs: Iterable[CatalogTool]) -> None:
         self._specs = tuple(specs)
-        self._by_agent: dict[str, ToolSpec] = {}
-        self._by_original: dict[str, ToolSpec] = {}
+        self._by_agent: dict[str, CatalogTool] = {}
+        self._by_original: dict[str, CatalogTool] = {}
         for spec in self._specs:
             if spec.agent_name in self._by_agent:
                 raise ValueError(f"two tools are named {spec.agent_name!r} for the agent")
@@ -73,7 +73,7 @@ class ToolCatalog:
         specs = []
         for toolkit, tool in raw:
             op = str(tool["name"])
-            specs.append(ToolSpec(
+            specs.append(CatalogTool(
                 toolkit=toolkit,
                 operation_id=op,
                 original_name=str(tool.get("original_name") or op),
@@ -86,20 +86,20 @@ class ToolCatalog:
         return cls(specs)
 
     @property
-    def specs(self) -> tuple[ToolSpec, ...]:
+    def specs(self) -> tuple[CatalogTool, ...]:
         """All tools, in toolkit order."""
         return self._specs
 
     @property
-    def by_agent_name(self) -> Mapping[str, ToolSpec]:
+    def by_agent_name(self) -> Mapping[str, CatalogTool]:
         """Agent name → spec."""
         return MappingProxyType(self._by_agent)
 
-    def resolve(self, agent_name: str) -> ToolSpec | None:
+    def resolve(self, agent_name: str) -> CatalogTool | None:
         """The tool the agent means by `agent_name`, or None for a name that is not in the catalog."""
         return self._by_agent.get(agent_name)
 
-    def by_original_name(self, original_name: str) -> ToolSpec | None:
+    def by_original_name(self, original_name: str) -> CatalogTool | None:
         """The tool whose original name is `original_name` (first one if several toolkits share it)."""
         return self._by_original.get(original_name)
 

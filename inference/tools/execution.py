@@ -7,8 +7,8 @@ agent's call (name, JSON text) ─► ToolExecutor ─► catalog.resolve(name) 
                                    CallRecord (what the agent asked, what it saw, how long it took)
 ```
 
-Backends: `inference.gecko.GeckoToolBackend` (simulated, one Gecko session) and `RealToolsBackend` (real
-tools behind `inference.real_tools.RealToolBackend`). Errors the agent can act on (422 validation errors,
+Backends: `inference.gecko.GeckoToolBackend` (simulated, one Gecko session) and `RealToolsBackend` (the real
+tools of one task, `inference.tools.real.RealTools`). Errors the agent can act on (422 validation errors,
 unknown tools, malformed arguments, tool errors) come back as results; infrastructure failures raise.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from inference.tools.catalog import ToolCatalog, ToolSpec
+from inference.tools.catalog import CatalogTool, ToolCatalog
 from utils.jsonutil import dumps_compact
 
 ErrorKind = Literal["invalid_arguments", "unknown_tool", "malformed_arguments", "tool_error", "rejected"]
@@ -86,7 +86,7 @@ class CallRecord:
     """The arguments as the agent sent them (JSON text)."""
     arguments: dict[str, Any] | None
     """Parsed arguments; None when they were not a JSON object."""
-    tool: ToolSpec | None
+    tool: CatalogTool | None
     """The resolved tool; None for a name that is not in the catalog."""
     outcome: ToolOutcome
     latency_s: float
@@ -116,7 +116,7 @@ class ToolInfrastructureError(Exception):
 class ToolBackend(Protocol):
     """Executes resolved calls: a simulated (Gecko) or real environment."""
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         """Run one call. Errors the agent can act on are outcomes.
 
         Raises:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inference.tools.catalog import ToolSpec
+from inference.tools.catalog import CatalogTool
 from inference.tools.execution import ToolBackend, ToolOutcome
 
 
@@ -24,7 +24,7 @@ from inference.tools.execution import ToolBackend, ToolOutcome
 class ObservedCall:
     """A call executed on real tools, as the simulator is told about it."""
 
-    tool: ToolSpec
+    tool: CatalogTool
     arguments: dict[str, Any]
     outcome: ToolOutcome
 
@@ -50,7 +50,7 @@ class HybridToolBackend:
     """
 
     def __init__(self, real: ToolBackend, simulated: ToolBackend, *,
-                 is_read: Callable[[ToolSpec], bool] | None = None, sync: Sync | None = None) -> None:
+                 is_read: Callable[[CatalogTool], bool] | None = None, sync: Sync | None = None) -> None:
         self.real = real
         self.simulated = simulated
         self._is_read = is_read or (lambda tool: tool.access == "read")
@@ -59,7 +59,7 @@ class HybridToolBackend:
         self.real_calls = 0
         self.simulated_calls = 0
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         """Run a read for real (and remember it) or flush the remembered reads and simulate a write.
 
         Raises:

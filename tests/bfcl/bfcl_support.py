@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from benchmarks.bfcl.benchmark import BfclSingleTurn
 from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES
 from benchmarks.bfcl.loader import load_category
+from benchmarks.bfcl.run_config import BfclRunConfig
 from benchmarks.bfcl.runtime import OPENAPI_DIR
+from benchmarks.runner import RunOptions, RunSummary, run_benchmark
 
 SINGLE_TURN_TOOLKITS = OPENAPI_DIR / "single_turn"
 DATA_BUG_IDS = frozenset({
@@ -36,3 +44,20 @@ def sample_ids() -> dict[str, list[str]]:
 def require_toolkits() -> None:
     if not SINGLE_TURN_TOOLKITS.is_dir() or not any(SINGLE_TURN_TOOLKITS.glob("simple_python_*.json")):
         pytest.skip("the BFCL single-turn toolkits are not built (make toolkits / scripts/build_toolkits.py)")
+
+
+def run_single(url: str, out: Path, **settings: Any) -> RunSummary:
+    """Run `gecko bfcl` in-process on `url` (16 workers, no progress bar); returns the summary."""
+    config = BfclRunConfig(**settings)
+    options = RunOptions(output_dir=out, gecko_url=url, workers=16, progress=False)
+    return asyncio.run(run_benchmark(BfclSingleTurn(config, options), options))
+
+
+def traces(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """The traces of a run by task id."""
+    out = {}
+    for path in run_dir.glob("traces_*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            trace = json.loads(line)
+            out[trace["id"]] = trace
+    return out

@@ -5,13 +5,13 @@ from __future__ import annotations
 from benchmarks.bfcl.answer import export_answer
 from benchmarks.bfcl.loader import SingleTurnTask, load_category
 from benchmarks.bfcl.scoring import score_single_turn
-from inference.tools import CallRecord, ToolOutcome, ToolSpec
+from inference.tools import CallRecord, CatalogTool, ToolOutcome
 
-SPEC = ToolSpec("simple_python_1", "math_factorial", "math.factorial", "math_factorial")
+SPEC = CatalogTool("simple_python_1", "math_factorial", "math.factorial", "math_factorial")
 REJECTED = ToolOutcome(False, "{}", status=422, error_kind="invalid_arguments")
 
 
-def _call(arguments: dict | None, *, spec: ToolSpec | None = SPEC, name: str = "math_factorial",
+def _call(arguments: dict | None, *, spec: CatalogTool | None = SPEC, name: str = "math_factorial",
           raw: str = "", outcome: ToolOutcome = REJECTED) -> CallRecord:
     return CallRecord("c", 0, name, raw or str(arguments), arguments, spec, outcome, 0.0)
 

@@ -13,10 +13,10 @@ from benchmarks.bfcl.categories import ALL_CATEGORIES
 from benchmarks.bfcl.evaluate import main
 from benchmarks.bfcl.export import (
     ResultRecord,
-    ResultWriter,
     multi_turn_result,
     result_path,
     single_turn_result,
+    write_results,
 )
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category
 from benchmarks.bfcl.oracle import multi_turn_oracle_calls, single_turn_oracle_calls
@@ -34,12 +34,13 @@ def _oracle_result(task: SingleTurnTask | MultiTurnTask) -> object:
 
 def _write(result_dir: Path, model: str, category: str, count: int | None, broken: int = 0) -> None:
     tasks = load_category(category)[:count]
-    with ResultWriter(result_path(result_dir, model, category)) as writer:
-        for index, task in enumerate(tasks):
-            result = _oracle_result(task)
-            if index < broken:
-                result = "[call_that_is_wrong(x=1)]" if not task.is_multi_turn else [[] for _ in task.turns]
-            writer.append(ResultRecord(id=task.id, result=result, input_token_count=7, latency=0.25))
+    records = []
+    for index, task in enumerate(tasks):
+        result = _oracle_result(task)
+        if index < broken:
+            result = "[call_that_is_wrong(x=1)]" if not task.is_multi_turn else [[] for _ in task.turns]
+        records.append(ResultRecord(id=task.id, result=result, input_token_count=7, latency=0.25))
+    write_results(result_path(result_dir, model, category), records)
 
 
 @pytest.fixture
@@ -108,8 +109,7 @@ def test_cli_single_file(small_dir: Path, tmp_path: Path) -> None:
 
 def test_cli_rejects_unknown_ids_and_categories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = result_path(tmp_path, "m", "simple_python")
-    with ResultWriter(path) as writer:
-        writer.append(ResultRecord(id="simple_python_99999", result="[]"))
+    write_results(path, [ResultRecord(id="simple_python_99999", result="[]")])
     assert main(["--result-dir", str(tmp_path), "--partial-eval"]) == 2
     assert "not in the category" in capsys.readouterr().err
     with pytest.raises(SystemExit):

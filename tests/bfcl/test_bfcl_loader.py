@@ -20,10 +20,10 @@ from benchmarks.bfcl.loader import (
     load_category,
     load_class_functions,
     load_tasks,
-    read_ids_file,
     select_tasks,
 )
 from benchmarks.bfcl.runtime import OPENAPI_DIR, PYTHON_HINT, prompt_functions, real_tools, toolkit_paths
+from benchmarks.runner.selection import read_ids_file
 
 EXPECTED_COUNTS = {
     "simple_python": 400,

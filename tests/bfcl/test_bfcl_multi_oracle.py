@@ -13,20 +13,20 @@ import pytest
 from multi_support import multi_turn_gecko
 
 from benchmarks.bfcl.agents import AgentSettings
+from benchmarks.bfcl.benchmark import RESULT_DIR, BfclMultiTurn
 from benchmarks.bfcl.export import read_results, result_path
 from benchmarks.bfcl.loader import MultiTurnTask, load_tasks
 from benchmarks.bfcl.multi_agents import multi_turn_agents
-from benchmarks.bfcl.multi_batch import MultiTurnRunConfig, run_multi_turn
-from benchmarks.bfcl.multi_preflight import check_multi_health
 from benchmarks.bfcl.multi_turn import run_multi_task
-from benchmarks.bfcl.preflight import PreflightError
-from benchmarks.bfcl.rundir import results_dir
+from benchmarks.bfcl.preflight import check_multi_turn_health
+from benchmarks.bfcl.run_config import MultiTurnRunConfig
 from benchmarks.bfcl.scoring import score_multi_turn
+from benchmarks.runner import PreflightError, ResumeError, RunOptions, RunSummary, run_benchmark
 from gats import GatsConfig
 from gats.turns import TurnAgents
+from gecko_cli.main import main as gecko_main
 from inference.agents import ScriptedCall, ScriptedOracleAgent
 from inference.gecko import GeckoClient, GeckoUnavailableError
-from run_bfcl_multi import main as cli_main
 
 pytestmark = pytest.mark.integration
 ORACLE = "scripted-oracle"
@@ -38,22 +38,25 @@ def gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _config(url: str, out: Path, categories: Sequence[str] = ("multi_turn_base",), **kw: Any) -> MultiTurnRunConfig:
-    settings: dict[str, Any] = {"workers": 4, "progress": False, **kw}
-    return MultiTurnRunConfig(categories=tuple(categories), model=ORACLE, gecko_url=url, output_dir=out, **settings)
+async def _run(url: str, out: Path, categories: Sequence[str] = ("multi_turn_base",), *, workers: int = 4,
+               resume: Path | None = None, **settings: Any) -> RunSummary:
+    config = MultiTurnRunConfig(categories=tuple(categories), model=ORACLE, **settings)
+    options = RunOptions(output_dir=out, gecko_url=url, workers=workers, progress=False, resume=resume)
+    return await run_benchmark(BfclMultiTurn(config, options), options)
 
 
 @pytest.mark.parametrize("category", ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
                                       "multi_turn_long_context"])
 async def test_oracle_sample_scores_100_in_every_category(gecko: str, tmp_path: Path, category: str) -> None:
-    report = await run_multi_turn(_config(gecko, tmp_path, [category], num_tasks=8))
-    entry = report.categories[0]
-    assert (entry.finished, entry.untested, entry.crashed, entry.correct) == (8, 0, 0, 8)
-    assert entry.accuracy == 1.0 and entry.scored == 8
-    records = read_results(result_path(results_dir(tmp_path), ORACLE, category))
+    summary = await _run(gecko, tmp_path, [category], num_tasks=8)
+    group = summary.groups[category]
+    assert (group.done, group.untested, group.errored, group.score) == (8, 0, 0, 1.0)
+    official = summary.evaluation.metrics["categories"][category]
+    assert official["accuracy"] == 1.0 and official["scored"] == 8
+    records = read_results(result_path(summary.run_dir / RESULT_DIR, ORACLE, category))
     assert all(isinstance(turn, list) and all(isinstance(step, str) for step in turn)
                for r in records for turn in r.result)
-    trace_file = report.run_dir / f"traces_{category}.jsonl"
+    trace_file = summary.run_dir / f"traces_{category}.jsonl"
     traces = [json.loads(line) for line in trace_file.read_text(encoding="utf-8").splitlines()]
     turns = [turn for trace in traces for turn in trace["turns"]]
     assert all(turn["simulated"]["attempts"] and turn["real"] is not None for turn in turns)
@@ -63,19 +66,20 @@ async def test_oracle_sample_scores_100_in_every_category(gecko: str, tmp_path: 
 
 
 async def test_oracle_passes_all_200_multi_turn_base(gecko: str, tmp_path: Path) -> None:
-    report = await run_multi_turn(_config(gecko, tmp_path, workers=8))
-    entry = report.categories[0]
-    assert (entry.finished, entry.correct, entry.untested, entry.crashed) == (200, 200, 0, 0)
-    assert entry.accuracy == 1.0 and entry.scored == 200
+    summary = await _run(gecko, tmp_path, workers=8)
+    group = summary.groups["multi_turn_base"]
+    assert (group.done, group.score, group.untested, group.errored) == (200, 1.0, 0, 0)
+    assert summary.evaluation.metrics["categories"]["multi_turn_base"]["scored"] == 200
 
 
-async def test_resume_skips_written_tasks_and_refuses_to_overwrite(gecko: str, tmp_path: Path) -> None:
-    await run_multi_turn(_config(gecko, tmp_path, num_tasks=2))
-    with pytest.raises(FileExistsError):
-        await run_multi_turn(_config(gecko, tmp_path, num_tasks=3))
-    report = await run_multi_turn(_config(gecko, tmp_path, num_tasks=3, resume=True))
-    entry = report.categories[0]
-    assert (entry.skipped, entry.finished, entry.scored) == (2, 1, 3)
+async def test_resume_skips_done_tasks_and_refuses_other_settings(gecko: str, tmp_path: Path) -> None:
+    first = await _run(gecko, tmp_path, num_tasks=2)
+    with pytest.raises(ResumeError, match="max_retries was 2, now 1"):
+        await _run(gecko, tmp_path, num_tasks=3, max_retries=1, resume=first.run_dir)
+    summary = await _run(gecko, tmp_path, num_tasks=3, resume=first.run_dir)
+    group = summary.groups["multi_turn_base"]
+    assert summary.run_dir == first.run_dir and (group.skipped, group.done) == (2, 1)
+    assert summary.evaluation.metrics["categories"]["multi_turn_base"]["scored"] == 3
 
 
 class FailingSync:
@@ -127,12 +131,12 @@ async def test_a_wrong_real_call_is_what_gets_scored(gecko: str) -> None:
 async def test_preflight_refuses_gecko_without_state_model(gecko: str) -> None:
     async with GeckoClient(gecko) as client:
         health = await client.health()
-    check_multi_health(health)
+    check_multi_turn_health(health)
     with pytest.raises(PreflightError, match="state model"):
-        check_multi_health(health.model_copy(update={"state_model_enabled": False}))
+        check_multi_turn_health(health.model_copy(update={"state_model_enabled": False}))
 
 
 def test_cli_refuses_a_category_that_is_not_multi_turn(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
-        cli_main(["--category", "simple_python", "--model", ORACLE])
+        gecko_main(["bfcl-multi", "--category", "simple_python", "--model", ORACLE])
     assert exc.value.code == 2 and "not a multi-turn category" in capsys.readouterr().err

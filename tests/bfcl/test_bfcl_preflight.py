@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bfcl.preflight import PreflightError, check_health
+from benchmarks.bfcl.preflight import check_single_turn_health
+from benchmarks.runner import PreflightError
 from inference.gecko import HealthInfo
 
 
@@ -18,15 +19,15 @@ def _health(validator: tuple[str, str], state: tuple[str, str] = ("none", "none"
 
 
 def test_accepts_rules_and_the_same_llm() -> None:
-    check_health(_health(("rules", "none")), "scripted-oracle")
-    check_health(_health(("rules", "none")), "gpt-4o-mini")
-    check_health(_health(("gpt-4o-mini", "llm")), "gpt-4o-mini")
+    check_single_turn_health(_health(("rules", "none")), "scripted-oracle")
+    check_single_turn_health(_health(("rules", "none")), "gpt-4o-mini")
+    check_single_turn_health(_health(("gpt-4o-mini", "llm")), "gpt-4o-mini")
 
 
 def test_refuses_a_state_model_and_another_validator() -> None:
     with pytest.raises(PreflightError, match="--state-model none"):
-        check_health(_health(("rules", "none"), state=("rules", "rules")), "scripted-oracle")
+        check_single_turn_health(_health(("rules", "none"), state=("rules", "rules")), "scripted-oracle")
     with pytest.raises(PreflightError, match="--validation-model gpt-4o-mini"):
-        check_health(_health(("qwen3-8b", "llm")), "gpt-4o-mini")
+        check_single_turn_health(_health(("qwen3-8b", "llm")), "gpt-4o-mini")
     with pytest.raises(PreflightError, match="--validation-model rules"):
-        check_health(_health(("qwen3-8b", "llm")), "scripted-noisy")
+        check_single_turn_health(_health(("qwen3-8b", "llm")), "scripted-noisy")

@@ -3,34 +3,26 @@ schema-detectable error is fixed (feedback names it) while semantic errors stay 
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bfcl_support import NOISY_SAMPLE
+from bfcl_support import NOISY_SAMPLE, run_single, traces
 
-from benchmarks.bfcl.batch import RunReport, SingleTurnRunConfig, run_single_turn
 from benchmarks.bfcl.loader import load_category
+from benchmarks.runner import RunSummary
 from inference.agents.noise import NOISE_KINDS
 
 
-def _run(url: str, out: Path, retries: int) -> tuple[RunReport, dict[str, dict[str, Any]]]:
+def _run(url: str, out: Path, retries: int) -> tuple[RunSummary, dict[str, dict[str, Any]]]:
     ids = tuple(task.id for category, n in NOISY_SAMPLE.items() for task in load_category(category)[:n])
-    config = SingleTurnRunConfig(categories=tuple(NOISY_SAMPLE), model="scripted-noisy", gecko_url=url,
-                                 output_dir=out, ids=ids, workers=16, max_retries=retries, progress=False, seed=0)
-    report = asyncio.run(run_single_turn(config))
-    traces = {}
-    for path in report.run_dir.glob("traces_*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            trace = json.loads(line)
-            traces[trace["id"]] = trace
-    return report, traces
+    summary = run_single(url, out, categories=tuple(NOISY_SAMPLE), model="scripted-noisy", ids=ids,
+                         max_retries=retries, seed=0)
+    return summary, traces(summary.run_dir)
 
 
 @pytest.fixture(scope="module")
-def noisy_runs(sample_gecko: str, tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[RunReport, dict]]:
+def noisy_runs(sample_gecko: str, tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[RunSummary, dict]]:
     return {retries: _run(sample_gecko, tmp_path_factory.mktemp(f"noisy{retries}"), retries) for retries in (0, 2)}
 
 
@@ -47,8 +39,8 @@ def test_every_error_kind_is_exercised(noisy_runs: dict) -> None:
 def test_no_retries_scores_lower_and_every_error_costs_the_task(noisy_runs: dict) -> None:
     base, base_traces = noisy_runs[0]
     gats, _ = noisy_runs[2]
-    for before, after in zip(base.categories, gats.categories, strict=True):
-        assert before.accuracy < after.accuracy, before.category
+    for before, after in zip(base.groups.values(), gats.groups.values(), strict=True):
+        assert before.score < after.score, before.group
     for task_id, trace in base_traces.items():
         assert len(trace["attempts"]) == 1 and trace["status"] == "skipped"
         assert trace["valid"] is (not _corruptions(trace)), task_id

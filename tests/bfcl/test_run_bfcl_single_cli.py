@@ -1,5 +1,5 @@
-"""`run_bfcl_single.py` end to end: run directory and config, resume into the same file, Ctrl-C safety,
-and the preflight that refuses a misconfigured Gecko."""
+"""`run_bfcl_single.py` (a shim over `gecko bfcl`) end to end: the run directory and its config, resume in
+place (and its refusal of other settings), Ctrl-C safety, and the preflight that refuses a misconfigured Gecko."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from bfcl_support import SINGLE_TURN_TOOLKITS, require_toolkits
 
 from benchmarks.bfcl.export import read_results
 from utils.paths import REPO_ROOT
-from utils.procs import gecko_server
+from utils.procs import free_port, gecko_server
 
-RESULT = Path("results") / "scripted-oracle" / "non_live" / "BFCL_v4_simple_python_result.json"
+RESULT = Path("result") / "scripted-oracle" / "non_live" / "BFCL_v4_simple_python_result.json"
 
 
 def _cli(*args: str) -> list[str]:
@@ -28,44 +28,62 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(_cli(*args), capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
 
 
-def test_run_records_config_and_resume_appends_to_the_same_file(sample_gecko: str, tmp_path: Path) -> None:
+def _only_run_dir(output_dir: Path) -> Path:
+    (run_dir,) = output_dir.iterdir()
+    return run_dir
+
+
+def test_run_records_config_and_resume_continues_the_same_directory(sample_gecko: str, tmp_path: Path) -> None:
     common = ("--category", "simple_python", "--model", "scripted-oracle", "--gecko-url", sample_gecko,
               "--output-dir", str(tmp_path))
     first = _run(*common, "--num-tasks", "5")
     assert first.returncode == 0, first.stderr
-    again = _run(*common, "--num-tasks", "8")
-    assert again.returncode == 1 and "resume" in again.stderr
-    resumed = _run(*common, "--num-tasks", "8", "--resume")
+    run_dir = _only_run_dir(tmp_path)
+    assert run_dir.name.endswith("_bfcl_scripted-oracle") and str(run_dir) in first.stdout
+    resumed = _run(*common, "--num-tasks", "8", "--resume", str(run_dir))
     assert resumed.returncode == 0, resumed.stderr
-    records = read_results(tmp_path / RESULT)
-    assert sorted(r.id for r in records) == sorted(f"simple_python_{i}" for i in range(8))
-    runs = sorted((tmp_path / "runs" / "scripted-oracle").iterdir())
-    assert len(runs) == 2
-    summary = json.loads((runs[1] / "summary.json").read_text())["categories"][0]
-    assert summary["skipped"] == 5 and summary["finished"] == 3 and summary["accuracy"] == 1.0
-    config = json.loads((runs[0] / "config.json").read_text())
-    assert config["models"]["planner"] == "scripted-oracle" and config["models"]["state"] == "none"
-    assert config["gats"]["max_retries"] == 2 and "commit" in config["git"] and config["versions"]["bfcl-eval"]
-    assert (tmp_path / "score" / "scripted-oracle").is_dir()
+    assert _only_run_dir(tmp_path) == run_dir  # continued in place, no second directory
+    records = read_results(run_dir / RESULT)
+    assert [r.id for r in records] == [f"simple_python_{i}" for i in range(8)]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    group = summary["groups"]["simple_python"]
+    assert (group["skipped"], group["done"], group["score"]) == (5, 3, 1.0)
+    assert summary["evaluation"]["categories"]["simple_python"]["accuracy"] == 1.0
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["benchmark"] == "bfcl" and config["config"]["model"] == "scripted-oracle"
+    assert config["environment"]["models"]["state"] == "none" and config["config"]["max_retries"] == 2
+    assert "commit" in config["git"] and config["versions"]["bfcl-eval"] and len(config["resumes"]) == 1
+    assert (run_dir / "score" / "scripted-oracle").is_dir()
+    assert len((run_dir / "tasks.jsonl").read_text().splitlines()) == 8
+
+    other = _run(*common, "--num-tasks", "8", "--max-retries", "1", "--resume", str(run_dir))
+    assert other.returncode == 1 and "max_retries was 2, now 1" in other.stderr
+    missing = _run(*common, "--resume", str(tmp_path / "nothing-here"))
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
 
 
 def test_ctrl_c_loses_no_finished_task(sample_gecko: str, tmp_path: Path) -> None:
     args = ("--category", "simple_python", "--model", "scripted-noisy", "--gecko-url", sample_gecko,
             "--output-dir", str(tmp_path), "--num-tasks", "60", "--workers", "1")
     proc = subprocess.Popen(_cli(*args), cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    result = tmp_path / RESULT.parent.parent.parent / "scripted-noisy" / "non_live" / RESULT.name
     deadline = time.monotonic() + 120
+    ledger = None
     while time.monotonic() < deadline and proc.poll() is None:
-        if result.exists() and result.read_bytes().count(b"\n") >= 5:
+        runs = list(tmp_path.iterdir())
+        ledger = runs[0] / "tasks.jsonl" if runs else None
+        if ledger is not None and ledger.exists() and ledger.read_bytes().count(b"\n") >= 5:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "--resume" in err
-    done = read_results(result)
+    run_dir = _only_run_dir(tmp_path)
+    result = run_dir / "result" / "scripted-noisy" / "non_live" / RESULT.name
+    done = read_results(result)  # the official file is written on Ctrl-C too
     assert 5 <= len(done) < 60 and len({r.id for r in done}) == len(done)
-    resumed = _run(*args, "--resume")
+    assert json.loads((run_dir / "summary.json").read_text())["interrupted"] is True
+    resumed = _run(*args, "--resume", str(run_dir))
     assert resumed.returncode == 0, resumed.stderr
     assert sorted(r.id for r in read_results(result)) == sorted(f"simple_python_{i}" for i in range(60))
 
@@ -84,13 +102,13 @@ def test_preflight_refuses_a_state_model(tmp_path: Path) -> None:
 
 
 def test_preflight_says_how_to_start_gecko(tmp_path: Path) -> None:
-    from utils.procs import free_port
-
     out = _run("--category", "simple_python", "--model", "scripted-oracle", "--gecko-url",
                f"http://127.0.0.1:{free_port()}", "--output-dir", str(tmp_path), "--num-tasks", "1")
     assert out.returncode == 1 and "not reachable" in out.stderr and "run_gecko_server.py" in out.stderr
 
 
-def test_unknown_scripted_agent_is_refused(tmp_path: Path) -> None:
+def test_bad_flags_are_refused(tmp_path: Path) -> None:
     out = _run("--category", "simple_python", "--model", "scripted-genius", "--output-dir", str(tmp_path))
     assert out.returncode == 2 and "scripted-oracle" in out.stderr
+    out = _run("--category", "simple_python", "--model", "scripted-oracle", "--error-rate", "2")
+    assert out.returncode == 2 and "error_rate: Input should be less than or equal to 1" in out.stderr

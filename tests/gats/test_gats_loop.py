@@ -22,16 +22,16 @@ from inference.agents import AgentInfrastructureError, AgentRequest, AgentRun, A
 from inference.gecko import ChecklistReply, GeckoJudgeError, GeckoUnavailableError, ItemVerdict, JudgeReply
 from inference.tools import (
     CallRecord,
+    CatalogTool,
     ToolCallRequest,
     ToolCatalog,
     ToolError,
     ToolExecutor,
     ToolOutcome,
-    ToolSpec,
     error_content,
 )
 
-SPEC = ToolSpec("tk", "add", "math.add", "add", parameters={
+SPEC = CatalogTool("tk", "add", "math.add", "add", parameters={
     "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": False})
 CATALOG = ToolCatalog([SPEC])
 
@@ -43,7 +43,7 @@ class FakeBackend:
         self.session = session
         self.log = log
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         self.log.append((self.session, arguments))
         if isinstance(arguments.get("a"), int):
             return ToolOutcome(True, '{"sum": 1}', body={"sum": 1}, status=200)

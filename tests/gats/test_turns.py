@@ -13,10 +13,10 @@ from gats.replay import PlanReplayAgent
 from gats.turns import ConversationTurn, RealTurnSetup, TurnAgents, run_conversation
 from inference.agents import AgentInfrastructureError, AgentRequest, AgentRun, AgentStep
 from inference.gecko import ChecklistReply, GeckoUnavailableError, ItemVerdict, JudgeReply
-from inference.tools import ToolCallRequest, ToolCatalog, ToolExecutor, ToolOutcome, ToolSpec
+from inference.tools import CatalogTool, ToolCallRequest, ToolCatalog, ToolExecutor, ToolOutcome
 
-SPECS = [ToolSpec("Files", "cd", "cd", "cd", access="write"), ToolSpec("Files", "ls", "ls", "ls", access="read"),
-         ToolSpec("Files", "rm", "rm", "rm", access="write")]
+SPECS = [CatalogTool("Files", "cd", "cd", "cd", access="write"), CatalogTool("Files", "ls", "ls", "ls", access="read"),
+         CatalogTool("Files", "rm", "rm", "rm", access="write")]
 CATALOG = ToolCatalog(SPECS)
 
 
@@ -26,7 +26,7 @@ class Backend:
     def __init__(self, where: str, log: list[tuple[str, str, dict[str, Any]]]) -> None:
         self.where, self.log = where, log
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         self.log.append((self.where, tool.original_name, arguments))
         return ToolOutcome(True, f'{{"{self.where}": "{tool.original_name}"}}', status=200)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inference.agents.noise import NOISE_KINDS, Corruption, is_named, plan_corruptions
-from inference.tools import CallRecord, ToolError, ToolOutcome, ToolSpec
+from inference.tools import CallRecord, CatalogTool, ToolError, ToolOutcome
 
-SPEC = ToolSpec("tk", "f", "mod.f", "mod_f", parameters={
+SPEC = CatalogTool("tk", "f", "mod.f", "mod_f", parameters={
     "type": "object", "additionalProperties": False, "required": ["n", "unit"],
     "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 10},
                    "unit": {"type": "string", "enum": ["cm", "m"]}, "note": {"type": "string"}}})

@@ -6,11 +6,11 @@ import re
 from typing import Any
 
 from inference.tools import (
+    CatalogTool,
     ToolCallRequest,
     ToolCatalog,
     ToolExecutor,
     ToolOutcome,
-    ToolSpec,
     assign_agent_names,
     is_provider_safe,
 )
@@ -54,7 +54,7 @@ class _Backend:
     def __init__(self) -> None:
         self.seen: list[tuple[str, dict]] = []
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         self.seen.append((tool.operation_id, arguments))
         return ToolOutcome(True, "{}", body={}, status=200)
 
@@ -75,12 +75,12 @@ async def test_executor_refuses_unknown_names_and_malformed_arguments_without_th
 
 
 async def test_real_tools_backend_runs_bfcl_classes_through_the_executor() -> None:
-    from inference.real_tools.bfcl import BfclRealTools
+    from benchmarks.bfcl.real_tools import BfclRealTools
     from inference.tools import RealToolsBackend
 
-    spec = ToolSpec("MathAPI", "add", "add", "add")
+    spec = CatalogTool("MathAPI", "add", "add", "add")
     backend = RealToolsBackend(BfclRealTools(["MathAPI"], {}))
-    executor = ToolExecutor(ToolCatalog([spec, ToolSpec("MathAPI", "divide", "divide", "divide")]), backend)
+    executor = ToolExecutor(ToolCatalog([spec, CatalogTool("MathAPI", "divide", "divide", "divide")]), backend)
     ok = await executor.execute(ToolCallRequest("1", "add", '{"a": 2, "b": 3}'))
     assert ok.outcome.ok and ok.outcome.content == '{"result": 5}' and ok.outcome.status is None
     failed = await executor.execute(ToolCallRequest("2", "divide", '{"a": 1, "b": 0}'))

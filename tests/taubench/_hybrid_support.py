@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from benchmarks.taubench.tool_defs import MOCK_DIR
-from utils.llm import LLMClient, RawReply, ToolCall
+from benchmarks.taubench.mock_toolkits import MOCK_DIR
+from utils.llm import LLMClient, LLMToolCall, RawReply
 from utils.llm.client import ClientConfig
 from utils.llm.retry import RetryPolicy
 from utils.llm.scripted import ScriptedTransport
@@ -48,7 +48,7 @@ def reading_agent_reply(user_id: str):  # noqa: ANN201 - a ScriptedTransport ste
     def step(request: dict[str, Any]) -> RawReply:
         roles = [m["role"] for m in request["messages"] if m["role"] != "system"]
         if roles and roles[-1] == "user":
-            call = ToolCall(id=f"c{len(roles)}", name="get_user_details", arguments=json.dumps({"user_id": user_id}))
+            call = LLMToolCall(id=f"c{len(roles)}", name="get_user_details", arguments=json.dumps({"user_id": user_id}))
             return RawReply(text=None, tool_calls=(call,), input_tokens=10, output_tokens=5)
         return RawReply(text="I have looked up your profile.", input_tokens=10, output_tokens=5)
     return step

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from benchmarks.taubench.agent_tools import EnvironmentBackend, load_catalog
 from benchmarks.taubench.environment import DomainRuntime
 from benchmarks.taubench.gats_hybrid import real_calls_since, turn_task
-from benchmarks.taubench.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from benchmarks.taubench.tool_defs import EnvironmentBackend, load_catalog
-from inference.tools import ToolOutcome, ToolSpec
+from benchmarks.taubench.messages import AssistantMessage, MessageToolCall, ToolMessage, UserMessage
+from inference.tools import CatalogTool, ToolOutcome
 from inference.tools.hybrid import HybridToolBackend, ObservedCall
 
 
@@ -18,13 +18,13 @@ class _Recorder:
         self.label = label
         self.calls: list[str] = []
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         self.calls.append(tool.original_name)
         return ToolOutcome(True, f"{self.label}:{tool.original_name}", body={"from": self.label})
 
 
-def _spec(name: str, access: str) -> ToolSpec:
-    return ToolSpec("kit", name, name, name, access=access)  # type: ignore[arg-type]
+def _spec(name: str, access: str) -> CatalogTool:
+    return CatalogTool("kit", name, name, name, access=access)  # type: ignore[arg-type]
 
 
 async def test_reads_run_for_real_and_are_synced_before_the_next_write() -> None:
@@ -63,8 +63,8 @@ async def test_environment_backend_reports_tool_errors_as_outcomes(airline: Doma
 def test_only_new_successful_real_calls_are_synced() -> None:
     history = [
         AssistantMessage(content="Hi"), UserMessage(content="help"),
-        AssistantMessage(tool_calls=[ToolCall(id="a", name="get_user_details", arguments={"user_id": "x"}),
-                                     ToolCall(id="b", name="get_user_details", arguments={"user_id": "y"})]),
+        AssistantMessage(tool_calls=[MessageToolCall(id="a", name="get_user_details", arguments={"user_id": "x"}),
+                                     MessageToolCall(id="b", name="get_user_details", arguments={"user_id": "y"})]),
         ToolMessage(id="a", content='{"user_id": "x"}'), ToolMessage(id="b", content="Error: no", error=True),
     ]
     records, upto = real_calls_since(history, 0)
@@ -74,7 +74,7 @@ def test_only_new_successful_real_calls_are_synced() -> None:
 
 def test_turn_task_holds_the_conversation_and_policy_only() -> None:
     history = [AssistantMessage(content="Hi! How can I help you today?"), UserMessage(content="first ask"),
-               AssistantMessage(tool_calls=[ToolCall(id="a", name="t", arguments={"secret": "tool-args"})]),
+               AssistantMessage(tool_calls=[MessageToolCall(id="a", name="t", arguments={"secret": "tool-args"})]),
                ToolMessage(id="a", content="tool-result"), AssistantMessage(content="answer"),
                UserMessage(content="second ask")]
     task, previous = turn_task(history, "POLICY-TEXT")

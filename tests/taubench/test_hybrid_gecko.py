@@ -7,17 +7,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.taubench.batch import INFRASTRUCTURE_ERRORS
+from benchmarks.taubench.agent_tools import load_catalog
+from benchmarks.taubench.benchmark import INFRASTRUCTURE_ERRORS
 from benchmarks.taubench.environment import DomainRuntime
 from benchmarks.taubench.gats_hybrid import GatsAgent, HybridGats
 from benchmarks.taubench.llm_agent import LLMAgent
 from benchmarks.taubench.orchestrator import run_simulation
 from benchmarks.taubench.participants import rollout_factory
 from benchmarks.taubench.results import TerminationReason
-from benchmarks.taubench.run_config import RunConfig
+from benchmarks.taubench.run_config import Tau2RunConfig
 from benchmarks.taubench.scripted import ScriptedUser, oracle_agent
 from benchmarks.taubench.tasks import Task
-from benchmarks.taubench.tool_defs import load_catalog
 from gats import GatsConfig
 from inference.gecko import GeckoClient, GeckoError
 from tests.taubench._hybrid_support import (
@@ -52,7 +52,7 @@ async def test_oracle_rehearses_with_real_reads_and_simulated_writes(gecko_url: 
     task = airline.store.task("airline", "19")  # get nothing, cancel Z7GOZK
     env = airline.environment()
     catalog = load_catalog(airline)
-    config = RunConfig(domain="airline")
+    config = Tau2RunConfig(domain="airline")
     async with GeckoClient(gecko_url) as gecko:
         gats = HybridGats(gecko, airline, catalog, env, rollout_factory(config, task, airline, None), HYBRID)
         agent = GatsAgent(oracle_agent(task), gats)
@@ -74,7 +74,7 @@ async def test_real_calls_are_synced_and_criteria_never_reach_gats(gecko_url: st
     task = _canary_task(airline)
     env = airline.environment()
     catalog = load_catalog(airline)
-    config = RunConfig(domain="airline", agent_llm=GENERIC)
+    config = Tau2RunConfig(domain="airline", agent_llm=GENERIC)
     client, transport = scripted_client([reading_agent_reply("mia_li_3668")] * 40)
     recorder = RecordingTransport()
     async with GeckoClient(gecko_url, transport=recorder) as gecko:
@@ -100,7 +100,7 @@ async def test_real_calls_are_synced_and_criteria_never_reach_gats(gecko_url: st
 async def test_gecko_down_makes_the_run_untested(airline: DomainRuntime) -> None:
     task = airline.store.task("airline", "19")
     env = airline.environment()
-    config = RunConfig(domain="airline")
+    config = Tau2RunConfig(domain="airline")
     async with GeckoClient(f"http://127.0.0.1:{free_port()}", retries=0) as gecko:
         gats = HybridGats(gecko, airline, load_catalog(airline), env, rollout_factory(config, task, airline, None),
                           HYBRID)

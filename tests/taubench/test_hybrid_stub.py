@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.taubench.batch import run_batch
+from benchmarks.runner import RunOptions, run_benchmark
+from benchmarks.taubench.benchmark import Tau2Benchmark
+from benchmarks.taubench.mock_toolkits import MOCK_DIR
 from benchmarks.taubench.results import Results
-from benchmarks.taubench.run_config import RunConfig
-from benchmarks.taubench.tool_defs import MOCK_DIR
+from benchmarks.taubench.run_config import Tau2RunConfig
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 from utils.procs import gecko_server
@@ -35,9 +36,11 @@ async def test_one_airline_task_with_the_stub_everywhere(tmp_path: Path) -> None
         model = stub.model("stub")
         with gecko_server([MOCK_DIR], workers=1, state_dir=tmp_path / "state", extra=_gecko_args(model)) as url:
             client = stub_client(stub)
-            config = RunConfig(domain="airline", agent_llm=model, user_llm=model, task_ids=("19",),
-                               gats_mode="hybrid", gats_retries=1, gecko_url=url, output_dir=tmp_path)
-            run_dir = await run_batch(config, client=client, progress=None)
+            config = Tau2RunConfig(domain="airline", agent_llm=model, user_llm=model, task_ids=("19",),
+                                   gats_mode="hybrid", gats_retries=1)
+            options = RunOptions(output_dir=tmp_path, gecko_url=url, progress=False)
+            summary = await run_benchmark(Tau2Benchmark(config, options), options, llm=client)
+            run_dir = summary.run_dir
             await client.aclose()
         stats = stub.stats()
     results = Results.model_validate_json((run_dir / "results.json").read_text())

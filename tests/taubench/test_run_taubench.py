@@ -1,21 +1,22 @@
-"""`run_taubench.py` and the batch runner: offline scripted runs (GATS on and off), the output files,
-untested runs left out of the metrics and rerun by `--resume`."""
+"""`run_taubench.py` (a shim over `gecko tau2`) and the tau2 benchmark on the shared runner: offline scripted
+runs (GATS on and off), the output files, untested runs left out of the metrics and rerun by `--resume`."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-import run_taubench
-from benchmarks.taubench.batch import run_batch
+from benchmarks.runner import ResumeError, RunOptions, build_parser, read_ledger, run_benchmark
+from benchmarks.taubench.benchmark import Tau2Benchmark
 from benchmarks.taubench.results import Results
-from benchmarks.taubench.run_config import RunConfig
+from benchmarks.taubench.run_config import Tau2RunConfig
+from gecko_cli.main import main as gecko_main
 from tests.taubench._hybrid_support import GENERIC, rules_gecko, scripted_client
 from utils.llm import LLMConnectionError
+from utils.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -24,54 +25,63 @@ def gecko_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def test_cli_flags_build_the_config() -> None:
-    args = run_taubench.parse_args(["--domain", "retail", "--task-ids", "1,2", "3", "--gats-mode", "none",
-                                    "--num-trials", "2", "--seed", "7", "--task-set", "v0", "--split", "test"])
-    config = run_taubench.config_from(args)
+def test_cli_flags_build_the_config(tmp_path: Path) -> None:
+    parser = build_parser(Tau2Benchmark, Settings())
+    args = parser.parse_args(["--domain", "retail", "--task-ids", "1,2", "3", "--gats-mode", "none",
+                              "--num-trials", "2", "--seed", "7", "--task-set", "v0", "--split", "test"])
+    config = Tau2Benchmark.from_args(args, RunOptions(output_dir=tmp_path)).settings
     assert config.task_ids == ("1", "2", "3") and config.gats_mode == "none" and config.num_trials == 2
     assert (config.seed, config.task_set, config.split, config.gats_retries, config.max_steps) == (7, "v0", "test", 2, 200)
     assert config.agent_llm == "scripted-oracle" and config.effective_judge is None
+    assert args.gecko_url == "auto" and args.workers == 1
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("domain, ids", [("airline", ["14", "19", "0"]), ("retail", ["0", "1"])])
 def test_offline_hybrid_run_end_to_end(gecko_url: str, tmp_path: Path, domain: str, ids: list[str],
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_taubench.main(["--domain", domain, "--task-ids", *ids, "--gecko-url", gecko_url,
-                              "--output-dir", str(tmp_path), "--task-set", "v0"]) == 0
-    printed = json.loads(capsys.readouterr().out)
-    run_dir = Path(printed["run_dir"])
+    assert gecko_main(["tau2", "--domain", domain, "--task-ids", *ids, "--gecko-url", gecko_url,
+                       "--output-dir", str(tmp_path), "--task-set", "v0", "--no-progress"]) == 0
+    (run_dir,) = tmp_path.iterdir()
+    assert str(run_dir) in capsys.readouterr().out
     assert run_dir.name.endswith(f"_{domain}_scripted-oracle_user-scripted_hybrid")
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["metrics"]["avg_reward"] == 1.0 and summary["metrics"]["num_graded"] == len(ids)
-    assert all(row["gats"]["turns"] == 1 and row["gats"]["attempts"] >= 1 for row in summary["rows"])
+    assert summary["evaluation"]["avg_reward"] == 1.0 and summary["evaluation"]["num_graded"] == len(ids)
+    assert all(row["gats"]["turns"] == 1 and row["gats"]["attempts"] >= 1 for row in summary["tasks"])
     results = Results.model_validate_json((run_dir / "results.json").read_text())
     assert sorted(s.task_id for s in results.simulations) == sorted(ids)
     assert {t.id for t in results.tasks} == set(ids)
     assert results.info.agent_info.implementation == "gats_hybrid_scripted-oracle"
     assert all("rehearsals" in (s.info or {}).get("gats", {}) for s in results.simulations)
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes leave no temporary files
+    assert (run_dir / "results.json").stat().st_mode & 0o777 == 0o644
 
 
 async def test_untested_runs_are_excluded_then_rerun_on_resume(tmp_path: Path) -> None:
-    config = RunConfig(domain="airline", agent_llm=GENERIC, task_ids=("0", "1"), gats_mode="none",
-                       output_dir=tmp_path)
+    config = Tau2RunConfig(domain="airline", agent_llm=GENERIC, task_ids=("0", "1"), gats_mode="none")
+    options = RunOptions(output_dir=tmp_path, workers=1, progress=False)
     failing, _ = scripted_client([LLMConnectionError("down"), "Sorry, I cannot help with that."])
-    run_dir = await run_batch(config, client=failing, progress=None)
+    first = await run_benchmark(Tau2Benchmark(config, options), options, llm=failing)
+    run_dir = first.run_dir
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["untested"] == ["0#0"]
-    assert summary["metrics"]["num_untested"] == 1 and summary["metrics"]["num_graded"] == 1
-    assert [r["status"] for r in summary["rows"]] == ["untested", "graded"]
-    assert summary["rows"][0]["reward"] is None
+    assert [(u["key"], u["reason"]) for u in summary["untested"]] == [("0#0", "LLMConnectionError: down")]
+    assert summary["evaluation"]["num_untested"] == 1 and summary["evaluation"]["num_graded"] == 1
+    assert [(r["key"], r["status"], r["graded"]) for r in summary["tasks"]] == [("0#0", "untested", False),
+                                                                                ("1#0", "done", True)]
+    assert summary["tasks"][0]["reward"] is None and summary["groups"]["airline"]["untested"] == 1
 
     working, transport = scripted_client(["Sorry, I cannot help with that."])
-    resumed = dataclasses.replace(config, resume=run_dir)
-    assert await run_batch(resumed, client=working, progress=None) == run_dir
+    resumed = RunOptions(output_dir=tmp_path, workers=1, progress=False, resume=run_dir)
+    again = await run_benchmark(Tau2Benchmark(config, resumed), resumed, llm=working)
+    assert again.run_dir == run_dir
     transport.assert_done()  # exactly one agent reply: only the untested task ran again
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["untested"] == [] and summary["metrics"]["num_graded"] == 2
-    assert [r["task_id"] for r in summary["rows"]] == ["0", "1"]
+    assert summary["untested"] == [] and summary["evaluation"]["num_graded"] == 2
+    assert summary["groups"]["airline"]["skipped"] == 1 and summary["groups"]["airline"]["done"] == 1
+    assert [r["key"] for r in summary["tasks"]] == ["0#0", "1#0"]
     results = Results.model_validate_json((run_dir / "results.json").read_text())
     assert len(results.simulations) == 2
-    with pytest.raises(ValueError, match="seed was 300"):
-        await run_batch(dataclasses.replace(resumed, seed=1), client=working, progress=None)
+    assert [e.status for e in read_ledger(run_dir / "tasks.jsonl")] == ["untested", "done", "done"]
+    other = Tau2RunConfig(domain="airline", agent_llm=GENERIC, task_ids=("0", "1"), gats_mode="none", seed=1)
+    with pytest.raises(ResumeError, match="seed was 300, now 1"):
+        await run_benchmark(Tau2Benchmark(other, resumed), resumed, llm=working)

@@ -9,7 +9,7 @@ import pytest
 from benchmarks.taubench.environment import DomainRuntime
 from benchmarks.taubench.evaluate import Evaluator, check_communicate, evaluate
 from benchmarks.taubench.loader import DataStore
-from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, ToolMessage, UserMessage
 from benchmarks.taubench.metrics import compute_metrics, pass_hat_k
 from benchmarks.taubench.results import NLAssertionCheck, RewardInfo, SimulationRun, TerminationReason
 from benchmarks.taubench.tasks import EvaluationCriteria, RewardType, Task
@@ -27,7 +27,7 @@ def _gold_conversation(runtime: DomainRuntime, task: Task, *, say: str | None = 
     env = runtime.environment()
     messages: list[Message] = [AssistantMessage(content="Hi! How can I help you today?"), UserMessage(content="help")]
     for index, action in enumerate(_criteria(task).actions or []):
-        call = ToolCall(id=f"c{index}", name=action.name, arguments=action.arguments)
+        call = MessageToolCall(id=f"c{index}", name=action.name, arguments=action.arguments)
         messages += [AssistantMessage(tool_calls=[call]), env.respond(call)]
     infos = _criteria(task).communicate_info or []
     messages += [AssistantMessage(content=say if say is not None else " ".join(infos)), UserMessage(content="###STOP###")]
@@ -68,9 +68,9 @@ def test_missing_write_fails_the_db_check(airline: DomainRuntime, store: DataSto
 def test_read_calls_and_unknown_tools_do_not_change_the_db(airline: DomainRuntime, store: DataStore) -> None:
     task = store.task("airline", "1", "v1")  # read-only gold actions
     extra = [
-        AssistantMessage(tool_calls=[ToolCall(id="r1", name="get_user_details", arguments={"user_id": "raj_sanchez_7340"})]),
+        AssistantMessage(tool_calls=[MessageToolCall(id="r1", name="get_user_details", arguments={"user_id": "raj_sanchez_7340"})]),
         ToolMessage(id="r1", content="{}"),
-        AssistantMessage(tool_calls=[ToolCall(id="r2", name="delete_everything", arguments={})]),
+        AssistantMessage(tool_calls=[MessageToolCall(id="r2", name="delete_everything", arguments={})]),
         ToolMessage(id="r2", content="Error: Tool 'delete_everything' not found.", error=True),
     ]
     info = evaluate(airline, task, extra + [UserMessage(content="###STOP###")], STOP)

@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.taubench.environment import DomainRuntime
 from benchmarks.taubench.loader import DataStore
-from benchmarks.taubench.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, ToolMessage, UserMessage
 from benchmarks.taubench.orchestrator import GREETING, run_simulation, user_view
 from benchmarks.taubench.results import TerminationReason
 from benchmarks.taubench.scripted import ScriptedAgent, ScriptedUser, noop_agent, oracle_agent
@@ -24,7 +24,7 @@ def task(store: DataStore) -> Task:
 
 
 def _call(name: str, **arguments: object) -> AssistantMessage:
-    return AssistantMessage(tool_calls=[ToolCall(name=name, arguments=arguments)])
+    return AssistantMessage(tool_calls=[MessageToolCall(name=name, arguments=arguments)])
 
 
 class _Raising:
@@ -88,8 +88,8 @@ async def test_error_budget_counts_all_tool_errors(airline: DomainRuntime, task:
 
 async def test_several_calls_in_one_message(airline: DomainRuntime, task: Task) -> None:
     both = AssistantMessage(tool_calls=[
-        ToolCall(id="a", name="get_flight_status", arguments={"flight_number": "HAT001", "date": "2024-05-03"}),
-        ToolCall(id="b", name="calculate", arguments={"expression": "2*3"}),
+        MessageToolCall(id="a", name="get_flight_status", arguments={"flight_number": "HAT001", "date": "2024-05-03"}),
+        MessageToolCall(id="b", name="calculate", arguments={"expression": "2*3"}),
     ])
     run = await run_simulation(task, ScriptedAgent([both], "ok"), ScriptedUser(["hi"]), airline.environment())
     tools = [m for m in run.messages if isinstance(m, ToolMessage)]

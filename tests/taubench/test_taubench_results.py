@@ -53,7 +53,7 @@ def test_user_scenario_rendering(airline: DomainRuntime) -> None:
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_mock_toolkits_are_built_by_the_converter(domain: str, runtimes: dict[tuple[str, str], DomainRuntime]) -> None:
     pytest.importorskip("gecko.convert")
-    from benchmarks.taubench.toolkits import MOCK_DIR, build_openapi
+    from benchmarks.taubench.mock_toolkits import MOCK_DIR, build_openapi
 
     runtime = runtimes[("v1", domain)]
     document = build_openapi(domain, "v1", runtime.store)
@@ -61,5 +61,5 @@ def test_mock_toolkits_are_built_by_the_converter(domain: str, runtimes: dict[tu
     assert set(operations) == set(runtime.tool_names())
     assert all(op["x-gecko-access"] == runtime.kind(name) for name, op in operations.items())
     assert all("200" in op["responses"] for op in operations.values())
-    assert (MOCK_DIR / f"{domain}.json").exists(), "run: python -m benchmarks.taubench.toolkits"
+    assert (MOCK_DIR / f"{domain}.json").exists(), "run: python -m benchmarks.taubench.mock_toolkits"
     assert json.loads((MOCK_DIR / f"{domain}.json").read_text()) == json.loads(json.dumps(document))

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from benchmarks.taubench.environment import DomainRuntime, Environment
-from benchmarks.taubench.messages import ToolCall
+from benchmarks.taubench.messages import MessageToolCall
 
 USER = "mei_hernandez_8984"  # credit card, gift card and two certificates
 BOOKING = {
@@ -196,9 +196,9 @@ def test_argument_errors_use_pythons_messages(env: Environment) -> None:
 
 
 def test_respond_builds_tool_messages_and_rejects_user_calls(env: Environment) -> None:
-    message = env.respond(ToolCall(id="c1", name="get_user_details", arguments={"user_id": "nobody"}))
+    message = env.respond(MessageToolCall(id="c1", name="get_user_details", arguments={"user_id": "nobody"}))
     assert (message.id, message.error, message.content) == ("c1", True, "Error: User nobody not found")
-    user_call = env.respond(ToolCall(id="c2", name="calculate", arguments={"expression": "1"}, requestor="user"))
+    user_call = env.respond(MessageToolCall(id="c2", name="calculate", arguments={"expression": "1"}, requestor="user"))
     assert (user_call.requestor, user_call.content) == ("user", "Error: User tools not available")
 
 

@@ -28,7 +28,7 @@ from utils.llm.errors import LLMError, LLMOutputError, LLMParseError, LLMSchemaE
 from utils.llm.jsontext import parse_json_reply
 from utils.llm.retry import RetryPolicy, Sleep, classify_error, with_retries
 from utils.llm.stage_tags import ROLE_HEADER, SCHEMA_SECTION, section
-from utils.llm.transport import ChatTransport, OpenAITransport, RawReply, ToolCall
+from utils.llm.transport import ChatTransport, LLMToolCall, OpenAITransport, RawReply
 from utils.llm.usage import UsageAggregator, UsageRecord
 from utils.roles import call_role
 
@@ -59,7 +59,7 @@ class ChatResult:
     """One chat completion as the stages see it."""
 
     text: str | None
-    tool_calls: tuple[ToolCall, ...]
+    tool_calls: tuple[LLMToolCall, ...]
     input_tokens: int
     output_tokens: int
     latency_s: float

@@ -18,7 +18,7 @@ from utils.llm.errors import LLMParseError, LLMServerError, LLMUsageError
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class LLMToolCall:
     """One function call requested by the model."""
 
     id: str
@@ -49,7 +49,7 @@ class RawReply:
     """What one request returned."""
 
     text: str | None
-    tool_calls: tuple[ToolCall, ...] = ()
+    tool_calls: tuple[LLMToolCall, ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
     finish_reason: str | None = None
@@ -68,7 +68,7 @@ class RawReply:
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> RawReply:
         """Inverse of `to_doc`."""
-        calls = tuple(ToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
+        calls = tuple(LLMToolCall(str(c.get("id", "")), str(c.get("name", "")), str(c.get("arguments", "")))
                       for c in doc.get("tool_calls") or [])
         return cls(doc.get("text"), calls, int(doc.get("input_tokens") or 0), int(doc.get("output_tokens") or 0),
                    doc.get("finish_reason"), str(doc.get("model") or ""))
@@ -121,7 +121,7 @@ def parse_completion(spec: ModelSpec, body: bytes | str) -> RawReply:
         raise LLMServerError(f"{spec.name}: the reply has no choices")
     choice = completion.choices[0]
     calls = tuple(
-        ToolCall(call.id or f"call_{i}", call.function.name, call.function.arguments or "")
+        LLMToolCall(call.id or f"call_{i}", call.function.name, call.function.arguments or "")
         for i, call in enumerate(choice.message.tool_calls or [])
         if call.function is not None
     )

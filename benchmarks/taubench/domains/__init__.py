@@ -1,4 +1,4 @@
-"""The domains of the runtime, registered by name: each pairs a database model with its tool kit."""
+"""The domains of the runtime, registered by name: each pairs a database model with its tools."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from benchmarks.taubench.domain_tools import DomainTools
 from benchmarks.taubench.domains.airline import AirlineTools, FlightDB
 from benchmarks.taubench.domains.retail import RetailDB, RetailTools
-from benchmarks.taubench.toolkit import ToolKit
 
 DomainName = Literal["airline", "retail"]
 
@@ -21,12 +21,12 @@ class DomainSpec:
     Attributes:
         name: domain name, as in tau2 (`airline`, `retail`).
         db_model: pydantic model of the whole database.
-        toolkit: tool-kit class operating on that database.
+        tools: the class of the domain's tools, operating on that database.
     """
 
     name: DomainName
     db_model: type[BaseModel]
-    toolkit: type[ToolKit]
+    tools: type[DomainTools]
 
 
 DOMAINS: dict[str, DomainSpec] = {

@@ -18,10 +18,10 @@ from utils.llm import (
     LLMParseError,
     LLMSchemaError,
     LLMServerError,
+    LLMToolCall,
     LLMUsageError,
     RawReply,
     RetryPolicy,
-    ToolCall,
 )
 from utils.llm import stage_tags as tags
 from utils.llm.scripted import ScriptedTransport
@@ -50,7 +50,7 @@ MESSAGES = [{"role": "system", "content": "Check the call."}, {"role": "user", "
 
 
 async def test_chat_returns_text_tool_calls_and_usage() -> None:
-    reply = RawReply(text=None, tool_calls=(ToolCall("c1", "f", '{"a": 1}'),), input_tokens=12, output_tokens=3,
+    reply = RawReply(text=None, tool_calls=(LLMToolCall("c1", "f", '{"a": 1}'),), input_tokens=12, output_tokens=3,
                      finish_reason="tool_calls", model="gpt-4o-mini-2024")
     client, transport, sink = make([reply])
     usage: list[dict[str, Any]] = []

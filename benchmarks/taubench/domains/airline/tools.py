@@ -12,6 +12,7 @@ import copy
 from typing import Any, Optional
 
 from benchmarks.taubench.arithmetic import calculate_expression
+from benchmarks.taubench.domain_tools import DomainTools, tool
 from benchmarks.taubench.domains.airline.data_model import (
     AirportCode,
     CabinClass,
@@ -30,7 +31,6 @@ from benchmarks.taubench.domains.airline.data_model import (
     ReservationFlight,
     User,
 )
-from benchmarks.taubench.toolkit import ToolKit, tool
 
 NOW = "2024-05-15T15:00:00"
 """The simulated current time: every booking is created at this instant."""
@@ -62,7 +62,7 @@ def _as_models(items: Any, model: type[Any]) -> Any:
     return items
 
 
-class AirlineTools(ToolKit):
+class AirlineTools(DomainTools):
     """The airline customer-service tools over a `FlightDB`."""
 
     db: FlightDB

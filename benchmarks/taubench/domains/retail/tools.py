@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from benchmarks.taubench.arithmetic import calculate_expression
+from benchmarks.taubench.domain_tools import DomainTools, tool
 from benchmarks.taubench.domains.retail.data_model import (
     GiftCard,
     Order,
@@ -24,12 +25,11 @@ from benchmarks.taubench.domains.retail.data_model import (
     UserAddress,
     Variant,
 )
-from benchmarks.taubench.toolkit import ToolKit, tool
 
 CANCEL_REASONS = frozenset({"no longer needed", "ordered by mistake"})
 
 
-class RetailTools(ToolKit):
+class RetailTools(DomainTools):
     """The retail customer-service tools over a `RetailDB`."""
 
     db: RetailDB

@@ -37,7 +37,7 @@ from typing import Any
 
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING, STATELESS_CLASSES
 
-from inference.real_tools.base import RealToolBackend, ToolCall, ToolKind, ToolResult
+from inference.tools import Access, RealCall, RealResult, RealTools
 
 BFCL_CLASSES: tuple[str, ...] = (
     "GorillaFileSystem",
@@ -80,7 +80,7 @@ def _state(instance: object) -> dict[str, Any]:
     return {k: v for k, v in vars(instance).items() if not isinstance(v, random.Random)}
 
 
-class BfclRealTools(RealToolBackend):
+class BfclRealTools(RealTools):
     """The real tool instances of one BFCL multi-turn task.
 
     Args:
@@ -99,7 +99,7 @@ class BfclRealTools(RealToolBackend):
         initial_config: Mapping[str, Any],
         *,
         long_context: bool = False,
-        declared_kinds: Mapping[str, ToolKind] | None = None,
+        declared_kinds: Mapping[str, Access] | None = None,
     ) -> None:
         self._instances: dict[str, object] = {}
         self._methods: dict[str, tuple[str, Callable[..., Any]]] = {}
@@ -112,7 +112,7 @@ class BfclRealTools(RealToolBackend):
             for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
                 if not name.startswith("_"):
                     self._methods[name] = (class_name, method)
-        self._declared: dict[str, ToolKind] = dict(declared_kinds or {})
+        self._declared: dict[str, Access] = dict(declared_kinds or {})
         self._seen_write: set[str] = set()
         self._seen_read: set[str] = set()
 
@@ -130,11 +130,11 @@ class BfclRealTools(RealToolBackend):
         entry = self._methods.get(tool)
         return None if entry is None else entry[0]
 
-    def execute(self, call: ToolCall) -> ToolResult:
+    def execute(self, call: RealCall) -> RealResult:
         """Call the method named `call.name` with deep copies of `call.arguments` as keyword arguments."""
         entry = self._methods.get(call.name)
         if entry is None:
-            return ToolResult(
+            return RealResult(
                 f"Error during execution: name '{call.name}' is not defined", error=True, state_changed=False
             )
         class_name, method = entry
@@ -151,9 +151,9 @@ class BfclRealTools(RealToolBackend):
             self._seen_write.add(call.name)
         elif not failed:
             self._seen_read.add(call.name)
-        return ToolResult(content=content, error=failed, state_changed=changed)
+        return RealResult(content=content, error=failed, state_changed=changed)
 
-    def kind(self, tool: str) -> ToolKind:
+    def kind(self, tool: str) -> Access:
         """`write` if seen changing state or declared `write`; `read` if declared or seen reading; else `write`."""
         if tool in self._seen_write or self._declared.get(tool) == "write":
             return "write"

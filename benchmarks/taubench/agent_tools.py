@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.taubench.environment import DomainRuntime, Environment
-from inference.tools import ToolCatalog, ToolError, ToolOutcome, ToolSpec
-
-MOCK_DIR = Path(__file__).resolve().parents[2] / "data" / "taubench" / "openapi" / "mock"
+from benchmarks.taubench.mock_toolkits import MOCK_DIR
+from inference.tools import CatalogTool, ToolCatalog, ToolError, ToolOutcome
 
 
 def _inline(node: Any, document: Mapping[str, Any], depth: int = 0) -> Any:
@@ -41,7 +40,7 @@ def load_catalog(runtime: DomainRuntime, mock_dir: Path = MOCK_DIR) -> ToolCatal
     """The domain's tools as the agent sees them (task-set tools only, sorted by name).
 
     Raises:
-        FileNotFoundError: the mock toolkit was not built (`python -m benchmarks.taubench.toolkits`).
+        FileNotFoundError: the mock toolkit was not built (`python -m benchmarks.taubench.mock_toolkits`).
         KeyError: a tool of the runtime is missing from the document.
     """
     document = json.loads((mock_dir / f"{runtime.name}.json").read_text())
@@ -68,7 +67,7 @@ class EnvironmentBackend:
     def __init__(self, environment: Environment) -> None:
         self.environment = environment
 
-    async def execute(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
         """Execute on the environment; a tool error is an outcome (`tool_error`), never an exception."""
         outcome = self.environment.execute(tool.original_name, arguments)
         await asyncio.sleep(0)  # let other conversations run between calls

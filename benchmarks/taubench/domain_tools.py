@@ -1,6 +1,7 @@
-"""The tool-kit base: tool declaration, the read/write kind, execution with official result strings.
+"""The base of a domain's tools (`DomainTools`): tool declaration, the read/write kind, execution with official
+result strings.
 
-A domain's tool kit is a class whose public methods are decorated with `@tool(...)`. The methods
+A domain's tools are a class whose public methods are decorated with `@tool(...)`. The methods
 are plain Python callables with type hints and Google-style docstrings (the docstring is the tool
 description the agent sees), so any callable-to-schema converter can turn them into a toolkit
 document. Execution follows the tau2 environment contract:
@@ -38,12 +39,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolDeclaration:
     """What the `@tool` decorator records about one method.
 
     Attributes:
         tool_type: the official tool type.
-        task_sets: task-set versions whose tool kit includes this tool.
+        task_sets: task-set versions whose tools include this tool.
     """
 
     tool_type: ToolType
@@ -51,18 +52,18 @@ class ToolSpec:
 
 
 def tool(tool_type: ToolType, *, task_sets: tuple[TaskSet, ...] = ("v1", "v0")) -> Callable[[F], F]:
-    """Mark a tool-kit method as a tool.
+    """Mark a method of a `DomainTools` subclass as a tool.
 
     Args:
         tool_type: `read`, `write` (mutates the DB) or `generic` (neither reads nor writes the DB).
         task_sets: the task-set versions that expose the tool (retail's `get_item_details` is v1 only).
 
     Returns:
-        A decorator that leaves the function unchanged apart from the recorded `ToolSpec`.
+        A decorator that leaves the function unchanged apart from the recorded `ToolDeclaration`.
     """
 
     def mark(func: F) -> F:
-        setattr(func, _TOOL_ATTR, ToolSpec(tool_type, frozenset(task_sets)))
+        setattr(func, _TOOL_ATTR, ToolDeclaration(tool_type, frozenset(task_sets)))
         return func
 
     return mark
@@ -154,7 +155,7 @@ def db_hash(db: BaseModel) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class ToolKit:
+class DomainTools:
     """Base class of a domain's tools over one live database.
 
     Subclasses declare tools with `@tool`. The set of tools is collected once per class.
@@ -164,11 +165,11 @@ class ToolKit:
         task_set: the task-set version whose tool list this instance exposes.
     """
 
-    _specs: ClassVar[dict[str, ToolSpec]] = {}
+    _specs: ClassVar[dict[str, ToolDeclaration]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        specs: dict[str, ToolSpec] = {}
+        specs: dict[str, ToolDeclaration] = {}
         for klass in reversed(cls.__mro__):
             for name, member in vars(klass).items():
                 spec = getattr(member, _TOOL_ATTR, None)
@@ -181,13 +182,13 @@ class ToolKit:
         self.task_set = task_set
 
     @classmethod
-    def tool_specs(cls, task_set: TaskSet = "v1") -> dict[str, ToolSpec]:
+    def declarations(cls, task_set: TaskSet = "v1") -> dict[str, ToolDeclaration]:
         """The tools of this kit in a task-set version, by name (sorted)."""
         return {name: spec for name, spec in cls._specs.items() if task_set in spec.task_sets}
 
     def names(self) -> list[str]:
         """Names of the tools this instance exposes, sorted."""
-        return list(self.tool_specs(self.task_set))
+        return list(self.declarations(self.task_set))
 
     def callables(self) -> list[Callable[..., Any]]:
         """The exposed tools as bound methods (input for a callable-to-OpenAPI converter)."""
@@ -195,7 +196,7 @@ class ToolKit:
 
     def has_tool(self, name: str) -> bool:
         """Whether `name` is a tool of this instance's task set."""
-        return name in self.tool_specs(self.task_set)
+        return name in self.declarations(self.task_set)
 
     def tool_type(self, name: str) -> ToolType:
         """The official type of a tool.
@@ -203,7 +204,7 @@ class ToolKit:
         Raises:
             KeyError: if there is no such tool.
         """
-        return self.tool_specs(self.task_set)[name].tool_type
+        return self.declarations(self.task_set)[name].tool_type
 
     def kind(self, name: str) -> Kind:
         """`write` for tools that mutate the DB, `read` for the rest (generic tools included).

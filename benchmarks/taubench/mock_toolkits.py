@@ -1,12 +1,12 @@
-"""Build Gecko's mock toolkits for tau2 from our tool kits: `data/taubench/openapi/mock/<domain>.json`.
+"""Build Gecko's mock toolkits for tau2 from the domain tools: `data/taubench/openapi/mock/<domain>.json`.
 
 The tools' signatures and docstrings become the operations (request schemas, descriptions), their
 return types the response schemas, and their declared kinds `x-gecko-access`. This is the only
 module of `benchmarks.taubench` that imports `gecko` (the converter), and only when it runs.
 
 Usage:
-    .venv/bin/python -m benchmarks.taubench.toolkits            # writes both documents
-    .venv/bin/python -m benchmarks.taubench.toolkits --check    # fails if they are out of date
+    .venv/bin/python -m benchmarks.taubench.mock_toolkits            # writes both documents
+    .venv/bin/python -m benchmarks.taubench.mock_toolkits --check    # fails if they are out of date
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from typing import Any
 from benchmarks.taubench.domains import DOMAINS, get_domain
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
 from benchmarks.taubench.tasks import TaskSet
+from utils.paths import DATA_DIR
 
-MOCK_DIR = Path(__file__).resolve().parents[2] / "data" / "taubench" / "openapi" / "mock"
+MOCK_DIR = DATA_DIR / "taubench" / "openapi" / "mock"
+"""Where the mock toolkits are written (and where Gecko and the agent's catalog read them)."""
 TITLES = {"airline": "tau2 Airline Tools", "retail": "tau2 Retail Tools"}
 DESCRIPTIONS = {
     "airline": "Customer-service tools of the tau2-bench airline domain: users, reservations and flights.",
@@ -43,11 +45,11 @@ def build_openapi(domain: str, task_set: TaskSet = DEFAULT_TASK_SET, store: Data
     from gecko.convert import from_callables
 
     spec = get_domain(domain)
-    toolkit = spec.toolkit(None, task_set)  # signatures and docstrings only: no DB needed
-    access = {name: toolkit.kind(name) for name in toolkit.names()}
+    tools = spec.tools(None, task_set)  # signatures and docstrings only: no DB needed
+    access = {name: tools.kind(name) for name in tools.names()}
     store = store or DataStore()
     return from_callables(
-        toolkit.callables(),
+        tools.callables(),
         title=TITLES[domain],
         description=DESCRIPTIONS[domain],
         access=access,
@@ -85,7 +87,7 @@ def stale_documents(out_dir: Path = MOCK_DIR, task_set: TaskSet = DEFAULT_TASK_S
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build the tau2 mock toolkits (OpenAPI) from the tool kits.")
+    parser = argparse.ArgumentParser(description="Build the tau2 mock toolkits (OpenAPI) from the domain tools.")
     parser.add_argument("--out-dir", type=Path, default=MOCK_DIR)
     parser.add_argument("--task-set", choices=("v1", "v0"), default=DEFAULT_TASK_SET)
     parser.add_argument("--check", action="store_true", help="exit 1 if a document is missing or out of date")

@@ -14,8 +14,8 @@ from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES
 from benchmarks.bfcl.checker import clear_instance_cache
 from benchmarks.bfcl.loader import MultiTurnTask, load_category
 from benchmarks.bfcl.parse import parse_calls
-from inference.real_tools import ToolCall
-from inference.real_tools.bfcl import BFCL_CLASSES, BfclRealTools, load_tool_class, render_result
+from benchmarks.bfcl.real_tools import BFCL_CLASSES, BfclRealTools, load_tool_class, render_result
+from inference.tools import RealCall
 
 _tasks = functools.cache(load_category)
 
@@ -49,7 +49,7 @@ def _compare_with_official(task: MultiTurnTask) -> None:
                 long_context=task.long_context,
             )
             ours = [
-                bridge.execute(ToolCall(call.name, call.arguments)).content
+                bridge.execute(RealCall(call.name, call.arguments)).content
                 for text in turn
                 for call in parse_calls(text, functions)
             ]
@@ -77,9 +77,9 @@ def test_each_backend_owns_its_instances() -> None:
     task = _task()
     first, second = _bridge(task), _bridge(task)
     before = set(vars(multi_turn_utils))
-    assert first.execute(ToolCall("mkdir", {"dir_name": "new_dir"})).state_changed is True
-    assert "new_dir" in first.execute(ToolCall("ls", {})).content
-    assert "new_dir" not in second.execute(ToolCall("ls", {})).content
+    assert first.execute(RealCall("mkdir", {"dir_name": "new_dir"})).state_changed is True
+    assert "new_dir" in first.execute(RealCall("ls", {})).content
+    assert "new_dir" not in second.execute(RealCall("ls", {})).content
     assert set(vars(multi_turn_utils)) == before
     assert first.instances["GorillaFileSystem"] is not second.instances["GorillaFileSystem"]
 
@@ -87,11 +87,11 @@ def test_each_backend_owns_its_instances() -> None:
 def test_arguments_are_copied_into_the_tools() -> None:
     bridge = _bridge(_task())
     tags = ["#a"]
-    refused = bridge.execute(ToolCall("post_tweet", {"content": "hi", "tags": tags}))
+    refused = bridge.execute(RealCall("post_tweet", {"content": "hi", "tags": tags}))
     assert refused.error and "not authenticated" in refused.content and refused.state_changed is False
     twitter = bridge.instances["TwitterAPI"]
     twitter.authenticated = True  # test set-up: skip the login call
-    posted = bridge.execute(ToolCall("post_tweet", {"content": "hi", "tags": tags}))
+    posted = bridge.execute(RealCall("post_tweet", {"content": "hi", "tags": tags}))
     assert not posted.error and posted.state_changed is True
     tags.append("#b")
     assert [t["tags"] for t in twitter.tweets.values() if t["content"] == "hi"] == [["#a"]]
@@ -100,14 +100,14 @@ def test_arguments_are_copied_into_the_tools() -> None:
 def test_kinds_are_observed_and_default_to_write() -> None:
     bridge = _bridge(_task())
     assert bridge.kind("ls") == "write"
-    assert bridge.execute(ToolCall("ls", {})).state_changed is False
+    assert bridge.execute(RealCall("ls", {})).state_changed is False
     assert bridge.kind("ls") == "read"
-    assert bridge.execute(ToolCall("cd", {"folder": "document"})).state_changed is True
+    assert bridge.execute(RealCall("cd", {"folder": "document"})).state_changed is True
     assert bridge.kind("cd") == "write"
-    failed = bridge.execute(ToolCall("cd", {"folder": "no_such_dir"}))
+    failed = bridge.execute(RealCall("cd", {"folder": "no_such_dir"}))
     assert failed.error and failed.state_changed is False
     assert bridge.kind("cd") == "write"
-    assert bridge.execute(ToolCall("rm", {"file_name": "nothing_here"})).error
+    assert bridge.execute(RealCall("rm", {"file_name": "nothing_here"})).error
     assert bridge.kind("rm") == "write"
 
 
@@ -118,17 +118,17 @@ def test_declared_kinds_yield_to_observed_writes() -> None:
     )
     assert bridge.kind("pwd") == "read"
     assert bridge.kind("mkdir") == "read"
-    bridge.execute(ToolCall("mkdir", {"dir_name": "x"}))
+    bridge.execute(RealCall("mkdir", {"dir_name": "x"}))
     assert bridge.kind("mkdir") == "write"
 
 
 def test_errors_come_back_as_official_text() -> None:
     bridge = _bridge(_task())
-    unknown = bridge.execute(ToolCall("os.system", {"command": "true"}))
+    unknown = bridge.execute(RealCall("os.system", {"command": "true"}))
     assert unknown.error and unknown.content == "Error during execution: name 'os.system' is not defined"
-    private = bridge.execute(ToolCall("_load_scenario", {"scenario": {}}))
+    private = bridge.execute(RealCall("_load_scenario", {"scenario": {}}))
     assert private.error
-    bad_args = bridge.execute(ToolCall("cd", {"nope": 1}))
+    bad_args = bridge.execute(RealCall("cd", {"nope": 1}))
     assert bad_args.error and bad_args.content.startswith("Error during execution: ")
     assert "unexpected keyword argument 'nope'" in bad_args.content
 
@@ -146,5 +146,5 @@ def test_classes_and_stateless_math() -> None:
     with pytest.raises(ValueError):
         load_tool_class("PostingAPI")
     bridge = BfclRealTools(["MathAPI"], {})
-    result = bridge.execute(ToolCall("mean", {"numbers": [1, 2, 3]}))
+    result = bridge.execute(RealCall("mean", {"numbers": [1, 2, 3]}))
     assert result.content == '{"result": 2.0}' and not result.error and result.state_changed is False

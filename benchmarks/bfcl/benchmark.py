@@ -1,0 +1,326 @@
+"""BFCL on the shared runner: `BfclSingleTurn` (`gecko bfcl`) and `BfclMultiTurn` (`gecko bfcl-multi`).
+
+```
+select   categories × (ids | all)[:num_tasks]            → WorkItem(task id, category, task)
+preflight Gecko's /health and toolkits (preflight.py); agents for --model
+run      single_turn.run_single_task | multi_turn.run_multi_task → result line, scored by the official checker
+finish   <run dir>/result/<model>/<group>/BFCL_v4_<category>_result.json from the checkpoint,
+         scored with the official checkers into <run dir>/score/<model>/ (evaluate.evaluate_files)
+```
+
+A task without a result line (Gecko or the LLM down, a failed multi-turn sync) is `untested`: not scored, rerun
+by `--resume`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentFactory, agent_factory, is_scripted
+from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES, category_of_id
+from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
+from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
+from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
+from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
+from benchmarks.bfcl.multi_turn import run_multi_task
+from benchmarks.bfcl.preflight import (
+    MULTI_TURN_GECKO,
+    SINGLE_TURN_GECKO,
+    check_gecko,
+    check_multi_turn_health,
+    check_single_turn_health,
+)
+from benchmarks.bfcl.run_config import DEFAULT_MAX_RETRIES, BfclRunConfig, MultiTurnRunConfig
+from benchmarks.bfcl.runtime import OPENAPI_DIR
+from benchmarks.bfcl.scoring import score_multi_turn, score_single_turn
+from benchmarks.bfcl.single_turn import run_single_task
+from benchmarks.runner import (
+    Evaluation,
+    LedgerEntry,
+    LocalGecko,
+    RunContext,
+    RunOptions,
+    TaskOutcome,
+    WorkItem,
+    add_model_argument,
+    add_selection_arguments,
+    selected_ids,
+)
+from gats import GatsConfig
+from inference.agents.noise import DEFAULT_ERROR_RATE
+from inference.gecko import GeckoClient, HealthInfo
+
+RESULT_DIR = "result"
+"""`<run dir>/result/`: the layout `bfcl evaluate --result-dir` reads."""
+SCORE_DIR = "score"
+"""`<run dir>/score/`: the score files."""
+
+
+def _add_common_arguments(parser: argparse.ArgumentParser, max_steps: int) -> None:
+    add_model_argument(parser, help_text="scripted-oracle | scripted-noisy (offline, no model) | an LLM alias | "
+                                         "openai-compatible:<model>@<base_url>")
+    add_selection_arguments(parser, ids_help="task ids, comma or space separated (full, or short like 3 / 3-1-0 "
+                                             "for one category)")
+    bfcl = parser.add_argument_group("BFCL")
+    bfcl.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+                      help="GATS retries after the first attempt; 0 = the baseline without GATS")
+    bfcl.add_argument("--seed", type=int, default=0, help="seed of scripted-noisy's errors")
+    bfcl.add_argument("--error-rate", type=float, default=DEFAULT_ERROR_RATE,
+                      help="probability that scripted-noisy corrupts a call")
+    bfcl.add_argument("--max-steps", type=int, default=max_steps, help=f"planner steps per run (default {max_steps})")
+    bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
+
+
+def _check_model(model: str) -> None:
+    if model.startswith("scripted-") and not is_scripted(model):
+        raise ValueError(f"unknown scripted agent {model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
+
+
+class _Bfcl:
+    """What the single- and multi-turn runs share: selection, labels, the official files and their scores."""
+
+    name: ClassVar[str]
+    default_gecko_url: ClassVar[str | None] = None
+    default_workers: ClassVar[int] = 8
+    needs_gecko = True
+    config_type: ClassVar[type[BfclRunConfig]]
+
+    def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
+        self.settings = config
+        self.options = options
+        self._dataset_sizes: dict[str, int] = {}
+        self._labels: dict[str, str] = {}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:
+        """The run recorded in a run directory's `config.json`."""
+        return cls(cls.config_type.model_validate(dict(config)), options)
+
+    def config(self) -> dict[str, Any]:
+        """The run's settings as JSON."""
+        return self.settings.model_dump(mode="json")
+
+    def result_settings(self) -> dict[str, Any]:
+        """Settings a resume must match."""
+        return self.settings.result_settings()
+
+    def run_label(self) -> str:
+        """`bfcl_<model>` / `bfcl-multi_<model>`."""
+        return f"{self.name}_{model_dir_name(self.settings.model)}"
+
+    def models(self) -> dict[str, str]:
+        """The planner's model, unless scripted."""
+        return {} if is_scripted(self.settings.model) else {"planner": self.settings.model}
+
+    def gats_config(self) -> GatsConfig:
+        """GATS settings of every task."""
+        return self.settings.gats(keep_sessions=self.options.debug)
+
+    def select(self) -> list[WorkItem]:
+        """The selected tasks of every category, category by category (ids of other categories are ignored
+        when several categories run)."""
+        items: list[WorkItem] = []
+        config = self.settings
+        for category in config.categories:
+            ids = list(config.ids) if config.ids is not None else None
+            if ids is not None and len(config.categories) > 1:
+                ids = [i for i in ids if category_of_id(i) == category]
+                if not ids:
+                    continue
+            items += [WorkItem(task.id, category, task)
+                      for task in load_tasks(category, ids=ids, num_tasks=config.num_tasks)]
+        if not items:
+            raise ValueError("the selection holds no task")
+        return items
+
+    def local_gecko(self) -> LocalGecko | None:
+        """Gecko on the benchmark's toolkits (`--gecko-url auto`)."""
+        raise NotImplementedError
+
+    def _dataset_size(self, category: str) -> int:
+        if category not in self._dataset_sizes:
+            self._dataset_sizes[category] = len(load_category(category))
+        return self._dataset_sizes[category]
+
+    def finish(self, entries: Sequence[LedgerEntry], run_dir: Path, complete: bool) -> Evaluation:
+        """Result files of every category from the checkpoint; scored with the official checkers when complete."""
+        results, scores = run_dir / RESULT_DIR, run_dir / SCORE_DIR
+        by_category: dict[str, list[ResultRecord]] = {}
+        for entry in entries:
+            if entry.status == "done" and entry.record is not None:
+                by_category.setdefault(entry.group, []).append(ResultRecord.model_validate(entry.record))
+        files = []
+        for category, records in by_category.items():
+            path = result_path(results, self.settings.model, category)
+            write_results(path, dedupe_records(records))
+            files.append((ResultFile(model_dir_name(self.settings.model), category, path), len(records)))
+        lines = (f"results: {results}",
+                 f"score:   python -m benchmarks.bfcl.evaluate --result-dir {results} --test-category all")
+        if not complete or not files:
+            return Evaluation({"result_dir": str(results)}, lines)
+        metrics: dict[str, Any] = {}
+        for item, count in files:
+            partial = count < self._dataset_size(item.category)
+            summary = evaluate_files([item], scores, partial=partial)[0]
+            score = summary.categories[item.category]
+            metrics[item.category] = {"accuracy": score.accuracy, "correct": score.correct, "scored": score.total,
+                                      "dataset_size": score.dataset_size, "result_file": str(item.path)}
+        return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics}, lines)
+
+    async def _gecko(self, items: Sequence[WorkItem], context: RunContext, toolkits: Sequence[str],
+                     check: Callable[[HealthInfo], None], start: str) -> tuple[GeckoClient, dict[str, Any]]:
+        client = context.gecko()
+        health = await check_gecko(client, toolkits, check, start)
+        roles = {role: info.model_dump() for role, info in health.roles.items()}
+        return client, {"gecko": {"version": health.version, "roles": roles, "store": health.store,
+                                  "toolkits": health.toolkits, "state_model_enabled": health.state_model_enabled},
+                        "models": {"planner": self.settings.model,
+                                   **{role: info["model"] for role, info in roles.items()}},
+                        "gats": asdict(self.gats_config()), "agent": asdict(self.settings.agents())}
+
+
+class BfclSingleTurn(_Bfcl):
+    """A BFCL single-turn run: each task through GATS on Gecko, its best attempt exported."""
+
+    name: ClassVar[str] = "bfcl"
+    config_type: ClassVar[type[BfclRunConfig]] = BfclRunConfig
+
+    def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
+        super().__init__(config, options)
+        self._client: GeckoClient | None = None
+        self._make_agent: AgentFactory | None = None
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """`--category`, the model, the selection and the GATS/agent flags."""
+        parser.add_argument("--category", required=True, choices=[*SINGLE_TURN_CATEGORIES, "all"],
+                            help="one single-turn category, or 'all' (one result file per category)")
+        _add_common_arguments(parser, max_steps=10)
+        parser.add_argument("--checklist", action="store_true", help="generate a checklist per task (judge model)")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, options: RunOptions) -> BfclSingleTurn:
+        """The run for parsed flags."""
+        _check_model(args.model)
+        categories = SINGLE_TURN_CATEGORIES if args.category == "all" else (args.category,)
+        return cls(BfclRunConfig(
+            categories=categories, model=args.model, ids=selected_ids(args), num_tasks=args.num_tasks,
+            max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate, max_steps=args.max_steps,
+            temperature=args.temperature, generate_checklist=args.checklist), options)
+
+    def local_gecko(self) -> LocalGecko:
+        """Gecko on every single-turn toolkit, state model off (start-up takes a while: 3,235 toolkits)."""
+        return LocalGecko((OPENAPI_DIR / "single_turn",), ("--state-model", "none"), workers=2)
+
+    async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
+        """Gecko's roles and the first task's toolkit; the agent factory."""
+        start = SINGLE_TURN_GECKO.format(validation="rules")
+        self._client, facts = await self._gecko(
+            items, context, [items[0].key], lambda h: check_single_turn_health(h, self.settings.model), start)
+        llm = None if is_scripted(self.settings.model) else context.llm()
+        self._make_agent = agent_factory(self.settings.agents(), llm)
+        self._labels = {"run": context.run_name}
+        return facts
+
+    async def run(self, item: WorkItem) -> TaskOutcome:
+        """One task through GATS; scored with the official AST checker."""
+        assert self._client is not None and self._make_agent is not None, "preflight() runs first"
+        task: SingleTurnTask = item.task
+        outcome = await run_single_task(task, self._make_agent(task), self._client, self.gats_config(),
+                                        labels=self._labels)
+        trace = dict(outcome.trace)
+        best = trace.get("best")
+        note = f"attempts {len(trace.get('attempts', []))}, best {best}"
+        if outcome.record is None:
+            trace["valid"] = None
+            return TaskOutcome("untested", reason=str(trace.get("error") or "no attempt finished"), trace=trace,
+                               usage=outcome.usage, note=note)
+        valid = score_single_turn(task, outcome.record.result).valid
+        trace["valid"] = valid
+        recovered = valid and outcome.status == "success" and bool(best)
+        return TaskOutcome("done", score=float(valid), record=outcome.record.model_dump(mode="json"),
+                           info={"gats": outcome.record.gats, "recovered": recovered}, trace=trace, usage=outcome.usage,
+                           note=note + (", correct" if valid else ", wrong"))
+
+
+class BfclMultiTurn(_Bfcl):
+    """A BFCL multi-turn run: per turn, GATS in simulation, then real execution and sync."""
+
+    name: ClassVar[str] = "bfcl-multi"
+    config_type: ClassVar[type[BfclRunConfig]] = MultiTurnRunConfig
+
+    def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
+        super().__init__(config, options)
+        self._client: GeckoClient | None = None
+        self._make_agents: TurnAgentsFactory | None = None
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """`--category`, the model, the selection and the GATS/agent flags."""
+        parser.add_argument("--category", default="multi_turn_base",
+                            help=f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), "
+                                 "or 'all' (default multi_turn_base)")
+        _add_common_arguments(parser, max_steps=20)
+        parser.add_argument("--no-checklist", action="store_true", help="no dynamic checklist per turn")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, options: RunOptions) -> BfclMultiTurn:
+        """The run for parsed flags."""
+        _check_model(args.model)
+        return cls(MultiTurnRunConfig(
+            categories=multi_turn_categories(args.category), model=args.model, ids=selected_ids(args),
+            num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
+            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=not args.no_checklist),
+            options)
+
+    def local_gecko(self) -> LocalGecko:
+        """Gecko on the eight class toolkits with the rules state model."""
+        return LocalGecko((OPENAPI_DIR / "multi_turn",), ("--state-model", "rules"), workers=2)
+
+    async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
+        """Gecko's state model and the involved classes' toolkits; the per-turn agents."""
+        classes = {name for item in items for name in item.task.involved_classes}
+        self._client, facts = await self._gecko(items, context, sorted(classes), check_multi_turn_health,
+                                                MULTI_TURN_GECKO)
+        llm = None if is_scripted(self.settings.model) else context.llm()
+        self._make_agents = multi_turn_agents(self.settings.agents(), llm)
+        self._labels = {"run": context.run_name}
+        return facts
+
+    async def run(self, item: WorkItem) -> TaskOutcome:
+        """Every turn of one task; scored with the official multi-turn checker."""
+        assert self._client is not None and self._make_agents is not None, "preflight() runs first"
+        task: MultiTurnTask = item.task
+        outcome = await run_multi_task(task, self._make_agents(task), self._client, self.gats_config(),
+                                       labels=self._labels)
+        trace = dict(outcome.trace)
+        if outcome.record is None:
+            trace["valid"] = None
+            return TaskOutcome("untested", reason=str(trace.get("error") or "untested"), trace=trace,
+                               usage=outcome.usage)
+        score = score_multi_turn(task, outcome.record.result)
+        trace["score"] = {"valid": score.valid, "error_type": score.error_type}
+        trace["valid"] = score.valid
+        return TaskOutcome("done", score=float(score.valid), record=outcome.record.model_dump(mode="json"),
+                           info={"gats": outcome.record.gats}, trace=trace, usage=outcome.usage,
+                           note="correct" if score.valid else f"wrong ({score.error_type})")
+
+
+def multi_turn_categories(name: str) -> tuple[str, ...]:
+    """The categories named by `--category` of a multi-turn run (`all`, a full name, or one without the
+    `multi_turn_` prefix).
+
+    Raises:
+        ValueError: Not a multi-turn category.
+    """
+    if name == "all":
+        return MULTI_TURN_CATEGORIES
+    full = name if name.startswith("multi_turn_") else f"multi_turn_{name}"
+    if full not in MULTI_TURN_CATEGORIES:
+        raise ValueError(f"{name!r} is not a multi-turn category; choose from {', '.join(MULTI_TURN_CATEGORIES)} "
+                         "or 'all'")
+    return (full,)

@@ -1,0 +1,34 @@
+"""The one benchmark runner: selection, preflight, run directory, checkpoint and resume, worker pool, progress,
+circuit breaker, official files, summary and exit code, for every benchmark behind `protocol.Benchmark`
+(see README.md). Benchmarks are registered in `benchmarks.registry`."""
+
+from benchmarks.runner.batch import RunInterrupted, rescore, run_benchmark
+from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry, read_ledger
+from benchmarks.runner.command import (
+    add_model_argument,
+    add_selection_arguments,
+    build_parser,
+    run_command,
+    selected_ids,
+)
+from benchmarks.runner.context import RunContext
+from benchmarks.runner.errors import PreflightError, ResumeError, RunError, SelectionError
+from benchmarks.runner.options import AUTO_GECKO, RunOptions
+from benchmarks.runner.protocol import (
+    Benchmark,
+    BenchmarkCommand,
+    Evaluation,
+    LocalGecko,
+    TaskOutcome,
+    TaskStatus,
+    WorkItem,
+)
+from benchmarks.runner.rundir import RunDirectory
+from benchmarks.runner.summary import RunSummary
+
+__all__ = [
+    "AUTO_GECKO", "LEDGER_FILE", "Benchmark", "BenchmarkCommand", "Evaluation", "Ledger", "LedgerEntry", "LocalGecko",
+    "PreflightError", "ResumeError", "RunContext", "RunDirectory", "RunError", "RunInterrupted", "RunOptions",
+    "RunSummary", "SelectionError", "TaskOutcome", "TaskStatus", "WorkItem", "add_model_argument",
+    "add_selection_arguments", "build_parser", "read_ledger", "rescore", "run_benchmark", "run_command", "selected_ids",
+]

@@ -1,0 +1,227 @@
+"""`run_benchmark`: the one loop every benchmark runs on.
+
+```
+select ─► [resume: open the run dir, check its settings] ─► preflight (models, Gecko, the benchmark's checks)
+  ─► run dir (new) + config.json ─► skip keys done in tasks.jsonl ─► `workers` workers:
+       run(item) ─► tasks.jsonl line (durable) + trace line + progress ─► circuit breaker
+  ─► finish: official files from tasks.jsonl (always), official scores (unless interrupted) ─► summary.json
+```
+
+A task that raises is recorded as `errored` and costs no other task (with `debug`, the run stops instead).
+Ctrl-C loses no finished task: the official files and `summary.json` are written from the checkpoint before
+`RunInterrupted` is raised, and `--resume <run dir>` goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+
+from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry
+from benchmarks.runner.context import RunContext
+from benchmarks.runner.errors import PreflightError, ResumeError, SelectionError
+from benchmarks.runner.options import RunOptions
+from benchmarks.runner.progress import CircuitBreaker, Progress
+from benchmarks.runner.protocol import Benchmark, TaskOutcome, WorkItem
+from benchmarks.runner.rundir import SUMMARY_FILE, RunDirectory, utc_now
+from benchmarks.runner.summary import RunSummary, summarise
+from inference.gecko import GeckoClient
+from utils.llm import LLMClient, LLMError, check_model_names
+
+log = logging.getLogger("benchmarks.runner")
+
+
+class RunInterrupted(Exception):  # noqa: N818 - an outcome, not an error
+    """The run was cancelled (Ctrl-C); finished tasks are saved. Carries the partial summary."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__(f"interrupted; finished tasks are saved in {summary.run_dir}")
+        self.summary = summary
+
+
+def _select(benchmark: Benchmark) -> list[WorkItem]:
+    try:
+        items = list(benchmark.select())
+    except ValueError as exc:
+        raise SelectionError(str(exc)) from exc
+    keys = [item.key for item in items]
+    if len(set(keys)) != len(keys):
+        raise SelectionError("the selection names some tasks twice")
+    return items
+
+
+def _open_for_resume(benchmark: Benchmark, options: RunOptions) -> RunDirectory | None:
+    """The run directory to continue, after checking that its result-changing settings match this run's."""
+    if options.resume is None:
+        return None
+    run_dir = RunDirectory.open(options.resume, benchmark.name)
+    recorded = run_dir.read_config().get("config", {})
+    current = benchmark.config()
+    changed = [key for key in benchmark.result_settings() if recorded.get(key) != current.get(key)]
+    if changed:
+        diff = ", ".join(f"{key} was {recorded.get(key)!r}, now {current.get(key)!r}" for key in changed)
+        raise ResumeError(f"cannot resume {run_dir.path}: {diff}; give the same settings, or start a new run")
+    return run_dir
+
+
+def _check_models(models: Mapping[str, str]) -> None:
+    try:
+        check_model_names(dict(models))
+    except LLMError as exc:
+        raise PreflightError(str(exc)) from exc
+
+
+class _Run:
+    """The mutable state of one run (owned by `run_benchmark`'s event loop)."""
+
+    def __init__(self, benchmark: Benchmark, run_dir: RunDirectory, ledger: Ledger, options: RunOptions,
+                 progress: Progress) -> None:
+        self.benchmark = benchmark
+        self.run_dir = run_dir
+        self.ledger = ledger
+        self.options = options
+        self.progress = progress
+        self.breaker = CircuitBreaker(options.stop_after_untested)
+
+    async def run_one(self, item: WorkItem) -> None:
+        started = time.perf_counter()
+        try:
+            outcome = await self.benchmark.run(item)
+        except Exception as exc:  # a bug in one task must not cost the others; recorded, never scored
+            if self.options.debug:
+                raise
+            text = "".join(traceback.format_exception(exc))
+            log.error("task %s raised:\n%s", item.key, text)
+            outcome = TaskOutcome("errored", reason=f"{type(exc).__name__}: {exc}",
+                                  trace={"id": item.key, "status": "errored", "error": text})
+        entry = LedgerEntry.of(item, outcome, time.perf_counter() - started, utc_now())
+        self.ledger.append(entry)
+        if outcome.trace is not None:
+            self.run_dir.append_trace(item.group, outcome.trace)
+        log.log(logging.INFO if outcome.status == "done" else logging.WARNING, "task %s: %s%s", item.key,
+                outcome.status, f" ({outcome.reason})" if outcome.reason else "")
+        self.progress.update(item, outcome)
+        self.breaker.observe(outcome)
+
+    async def run_all(self, items: Sequence[WorkItem]) -> None:
+        queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+        for item in items:
+            queue.put_nowait(item)
+
+        async def worker() -> None:
+            while not queue.empty() and not self.breaker.tripped:
+                await self.run_one(queue.get_nowait())
+
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, min(self.options.workers, len(items)))):
+                group.create_task(worker())
+
+
+async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: GeckoClient | None = None,
+                        llm: LLMClient | None = None) -> RunSummary:
+    """Run (or resume) a benchmark; see the module docstring.
+
+    Args:
+        benchmark: The configured run.
+        options: How to carry it out.
+        gecko: A Gecko client to use (benches count requests with it); default: built from the options.
+        llm: An LLM client to use (tests script it); default: built from the options when needed.
+
+    Raises:
+        SelectionError, PreflightError, ResumeError: The run could not start (nothing was written).
+        RunInterrupted: Ctrl-C; the partial summary is written and attached.
+    """
+    started = time.perf_counter()
+    items = _select(benchmark)
+    resumed = _open_for_resume(benchmark, options)
+    name = resumed.path.name if resumed is not None else RunDirectory.name_for(benchmark.run_label())
+    context = RunContext(name, options, gecko=gecko, llm=llm)
+    try:
+        _check_models(benchmark.models())
+        if benchmark.needs_gecko:
+            context.start_local_gecko(benchmark.local_gecko())
+        environment = dict(await benchmark.preflight(items, context))
+        environment.setdefault("gecko_url", context.gecko_url if benchmark.needs_gecko else None)
+        run_dir = resumed or RunDirectory.create(options.output_dir, name)
+        if resumed is None:
+            run_dir.record_config({"benchmark": benchmark.name, "config": dict(benchmark.config()),
+                                   "result_settings": sorted(benchmark.result_settings()),
+                                   "options": options.public(), "environment": environment})
+        else:
+            run_dir.record_resume(options.public(), environment)
+        return await _run_in(run_dir, benchmark, items, options, started)
+    finally:
+        await context.aclose()
+
+
+async def _run_in(run_dir: RunDirectory, benchmark: Benchmark, items: Sequence[WorkItem], options: RunOptions,
+                  started: float) -> RunSummary:
+    ledger = Ledger(run_dir.file(LEDGER_FILE))
+    before = ledger.latest()
+    done = {key for key, entry in before.items() if entry.status == "done"}
+    pending = [item for item in items if item.key not in done]
+    handler = run_dir.attach_log(options.debug)
+    progress = Progress(benchmark.name, len(pending), enabled=options.progress, verbose=options.verbose)
+    run = _Run(benchmark, run_dir, ledger, options, progress)
+    log.info("run %s: %d selected, %d done before, %d to run", run_dir.path.name, len(items), len(done),
+             len(pending))
+    completed = interrupted = False
+    try:
+        await run.run_all(pending)
+        completed = True
+    except asyncio.CancelledError:
+        interrupted = True
+    finally:
+        progress.close()
+        try:
+            summary = _finish(run, items, before, complete=completed, interrupted=interrupted, started=started)
+        finally:
+            RunDirectory.detach_log(handler)
+            ledger.close()
+    if interrupted:
+        raise RunInterrupted(summary)
+    return summary
+
+
+def _finish(run: _Run, items: Sequence[WorkItem], before: Mapping[str, LedgerEntry], *, complete: bool,
+            interrupted: bool, started: float) -> RunSummary:
+    """Official files and scores from the checkpoint, then `summary.json` (runs on interrupt too)."""
+    entries = run.ledger.entries
+    summary = summarise(run.benchmark.name, run.run_dir.path, items, entries, before)
+    summary.interrupted = interrupted
+    summary.stopped = run.breaker.reason
+    try:
+        summary.evaluation = run.benchmark.finish(list(run.ledger.latest().values()), run.run_dir.path, complete)
+    except Exception:  # the checkpoint is safe; the official files can be rebuilt with `gecko score`
+        log.exception("writing or scoring the official files failed")
+        if complete:
+            raise
+    finally:
+        summary.wall_time_s = time.perf_counter() - started
+        run.run_dir.write_json(SUMMARY_FILE, summary.public())
+    if summary.stopped:
+        log.warning("stopped: %s", summary.stopped)
+    return summary
+
+
+def rescore(benchmark: Benchmark, run_dir: RunDirectory) -> RunSummary:
+    """Write the official files of a run directory again from its checkpoint and score them (`gecko score`).
+
+    Raises:
+        ResumeError: The directory has no checkpoint.
+    """
+    path = run_dir.file(LEDGER_FILE)
+    if not path.exists():
+        raise ResumeError(f"{run_dir.path} has no {LEDGER_FILE}: nothing to score")
+    ledger = Ledger(path)
+    try:
+        latest = ledger.latest()
+        items = [WorkItem(entry.key, entry.group, None) for entry in latest.values()]
+        summary = summarise(benchmark.name, run_dir.path, items, ledger.entries, {})
+        summary.evaluation = benchmark.finish(list(latest.values()), run_dir.path, True)
+    finally:
+        ledger.close()
+    return summary

@@ -1,0 +1,91 @@
+"""`gecko <command> …`: one console script for the server, the converter, every registered benchmark, scoring
+and the benchmark toolkits.
+
+```
+gecko serve …        the Gecko server (gecko.cli; same flags as run_gecko_server.py)
+gecko convert …      tool definitions → OpenAPI toolkits (gecko.convert.cli)
+gecko <benchmark> …  run a registered benchmark (benchmarks.registry: bfcl, bfcl-multi, tau2) on the shared runner
+gecko score RUN_DIR  write a run's official files again from its checkpoint and score them
+gecko toolkits       build the benchmark toolkits (what `make toolkits` does)
+```
+
+Dispatch only: each command's flags and work belong to the module it calls, so `gecko <command> --help` is that
+module's help. The dispatcher lives outside `gecko/` because the server package must never import benchmarks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+from benchmarks.registry import BENCHMARKS, load_benchmark
+
+Command = Callable[[list[str]], int]
+
+
+def _serve(argv: list[str]) -> int:
+    from gecko.cli import main
+
+    return main(argv)
+
+
+def _convert(argv: list[str]) -> int:
+    from gecko.convert.cli import main
+
+    return main(argv)
+
+
+def _score(argv: list[str]) -> int:
+    from benchmarks.runner.command import score_command
+
+    return score_command(argv, load_benchmark)
+
+
+def _toolkits(argv: list[str]) -> int:
+    from gecko_cli.toolkits import main
+
+    return main(argv)
+
+
+def _benchmark(name: str) -> Command:
+    def run(argv: list[str]) -> int:
+        from benchmarks.runner import run_command
+
+        return run_command(load_benchmark(name), argv, prog=f"gecko {name}", description=BENCHMARKS[name].help)
+    return run
+
+
+COMMANDS: dict[str, tuple[str, Command]] = {
+    "serve": ("run the Gecko server (same flags as run_gecko_server.py)", _serve),
+    "convert": ("convert OpenAI / BFCL / MCP / Python tool definitions into OpenAPI toolkits", _convert),
+    **{name: (registration.help, _benchmark(name)) for name, registration in BENCHMARKS.items()},
+    "score": ("write a run directory's official files again from its checkpoint and score them", _score),
+    "toolkits": ("build the benchmark toolkits (BFCL single- and multi-turn, tau2 mock)", _toolkits),
+}
+"""Command name → (help line, function of the remaining arguments returning the exit code)."""
+
+
+def usage() -> str:
+    """The text of `gecko --help`."""
+    width = max(len(name) for name in COMMANDS)
+    lines = ["usage: gecko <command> [flags]   (gecko <command> --help for its flags)", "", "commands:"]
+    lines += [f"  {name:<{width}}  {text}" for name, (text, _) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `gecko`; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"gecko: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    return COMMANDS[name][1](rest)
+
+
+def shim(command: str) -> int:
+    """Run one command with this process's arguments (the root scripts `run_*.py` are shims over it)."""
+    return main([command, *sys.argv[1:]])
