@@ -3,6 +3,7 @@
     python -m benchmarks.bfcl.evaluate --result-dir results/bfcl --test-category all
     python -m benchmarks.bfcl.evaluate --result-dir results/bfcl --test-category live multi_turn --model my/model
     python -m benchmarks.bfcl.evaluate --file run/m/non_live/BFCL_v4_simple_python_result.json --score-dir score
+    python -m benchmarks.bfcl.evaluate --result-dir <single-turn run>/result <multi-turn run>/result --score-dir s
 
 It reads the layout `bfcl evaluate` reads (`<result-dir>/<model_dir>/**/BFCL_v4_<category>_result.json`),
 writes one JSON score file per category plus a `summary.json` per model under the score dir (default: a
@@ -142,6 +143,17 @@ def evaluate_files(
     return summaries
 
 
+def _clashes(files: Sequence[ResultFile]) -> list[str]:
+    seen: set[tuple[str, str]] = set()
+    clashes = []
+    for item in files:
+        key = (item.model, item.category)
+        if key in seen:
+            clashes.append(f"{item.model} {item.category}")
+        seen.add(key)
+    return clashes
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
@@ -149,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score BFCL result files with the official checkers.",
     )
     parser.add_argument(
-        "--result-dir", type=Path, help="directory of <model_dir>/**/BFCL_v4_<category>_result.json"
+        "--result-dir", type=Path, nargs="+",
+        help="directories of <model_dir>/**/BFCL_v4_<category>_result.json (several: scored together, e.g. a "
+             "single-turn and a multi-turn run for the overall score)",
     )
     parser.add_argument(
         "--test-category",
@@ -161,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", nargs="+", help="only these models (names with / or _)")
     parser.add_argument("--file", type=Path, action="append", help="score this result file (repeatable)")
     parser.add_argument(
-        "--score-dir", type=Path, help="where score files go (default: <result-dir>/../score)"
+        "--score-dir", type=Path, help="where score files go (default: <first result dir>/../score)"
     )
     parser.add_argument(
         "--partial-eval", action="store_true", help="score the ids present; allow incomplete categories"
@@ -177,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give --result-dir or --file")
     if args.score_dir is None and args.result_dir is None:
         parser.error("give --score-dir when scoring --file without --result-dir")
-    score_dir: Path = args.score_dir or args.result_dir.resolve().parent / "score"
+    score_dir: Path = args.score_dir or args.result_dir[0].resolve().parent / "score"
     try:
         categories = expand_categories(args.test_category)
         if args.file:
@@ -185,9 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise EvaluationInputError("--file takes at most one --model")
             files = describe_files(args.file, categories, args.model[0] if args.model else None)
         else:
-            files, skipped = find_result_files(args.result_dir, categories, args.model)
-            for path in skipped:
-                print(f"note: skipping {path} (category not supported here)", file=sys.stderr)
+            files = []
+            for result_dir in args.result_dir:
+                found, skipped = find_result_files(result_dir, categories, args.model)
+                files += found
+                for path in skipped:
+                    print(f"note: skipping {path} (category not supported here)", file=sys.stderr)
+            clashes = _clashes(files)
+            if clashes:
+                raise EvaluationInputError(f"two result files for {clashes[0]} across the result dirs")
         if not files:
             raise EvaluationInputError("no result files found for the selected categories and models")
         summaries = evaluate_files(files, score_dir, partial=args.partial_eval)

@@ -85,14 +85,17 @@ class _Run:
         self.options = options
         self.progress = progress
         self.breaker = CircuitBreaker(options.stop_after_untested)
+        self.fatal: Exception | None = None
+        """With `debug`: the first exception a task raised."""
 
     async def run_one(self, item: WorkItem) -> None:
         started = time.perf_counter()
         try:
             outcome = await self.benchmark.run(item)
         except Exception as exc:  # a bug in one task must not cost the others; recorded, never scored
-            if self.options.debug:
-                raise
+            if self.options.debug:  # stop: no new task starts, the running ones finish, then it is raised
+                self.fatal = exc
+                return
             text = "".join(traceback.format_exception(exc))
             log.error("task %s raised:\n%s", item.key, text)
             outcome = TaskOutcome("errored", reason=f"{type(exc).__name__}: {exc}",
@@ -112,12 +115,14 @@ class _Run:
             queue.put_nowait(item)
 
         async def worker() -> None:
-            while not queue.empty() and not self.breaker.tripped:
+            while not queue.empty() and not self.breaker.tripped and self.fatal is None:
                 await self.run_one(queue.get_nowait())
 
         async with asyncio.TaskGroup() as group:
             for _ in range(max(1, min(self.options.workers, len(items)))):
                 group.create_task(worker())
+        if self.fatal is not None:
+            raise self.fatal
 
 
 async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: GeckoClient | None = None,

@@ -81,6 +81,18 @@ def test_cli_scores_a_partial_dir(small_dir: Path, capsys: pytest.CaptureFixture
     assert "simple_python" in table and "[overall]" in table and "8/10 (of 400)" in table
 
 
+def test_cli_scores_a_single_turn_and_a_multi_turn_run_together(tmp_path: Path) -> None:
+    single, multi, score_dir = tmp_path / "single" / "result", tmp_path / "multi" / "result", tmp_path / "overall"
+    _write(single, "org/model", "simple_python", 10, broken=2)
+    _write(single, "org/model", "live_simple", 4)
+    _write(multi, "org/model", "multi_turn_base", 4, broken=1)
+    args = ["--result-dir", str(single), str(multi), "--score-dir", str(score_dir), "--partial-eval"]
+    assert main(args) == 0
+    summary = json.loads((score_dir / "org_model" / "summary.json").read_text())
+    assert summary["overall"] == pytest.approx((0.8 + 1.0 + 0.75) / 3)
+    assert main(["--result-dir", str(single), str(single), "--score-dir", str(score_dir), "--partial-eval"]) == 2
+
+
 def test_cli_refuses_incomplete_results_without_partial_eval(
     small_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,52 @@
+"""The registry and the `gecko` command line: every registered benchmark builds its command line, dispatch,
+exit codes, and `gecko score` on a real run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.registry import BENCHMARKS, UnknownBenchmarkError, load_benchmark
+from benchmarks.runner import build_parser
+from gecko_cli.main import main as gecko_main
+from utils.settings import Settings
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_registered_benchmark_loads_and_builds_its_command_line(name: str) -> None:
+    command = load_benchmark(name)
+    assert command.name == name
+    parser = build_parser(command, Settings())
+    flags = {flag for action in parser._actions for flag in action.option_strings}
+    assert {"--model", "--ids", "--ids-file", "--num-tasks", "--output-dir", "--resume", "--workers",
+            "--gecko-url", "--gecko-api-key", "--no-cache", "--stop-after-untested"} <= flags
+    with pytest.raises(UnknownBenchmarkError, match="registered: bfcl"):
+        load_benchmark("nope")
+
+
+def test_gecko_lists_its_commands_and_refuses_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    assert gecko_main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name} " in out for name in ("serve", "convert", "score", "toolkits", *BENCHMARKS))
+    assert gecko_main(["frobnicate"]) == 2 and "unknown command" in capsys.readouterr().err
+    assert gecko_main([]) == 2
+
+
+def test_gecko_tau2_run_then_score_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["tau2", "--domain", "airline", "--ids", "0,1", "--gats-mode", "none", "--output-dir", str(tmp_path),
+            "--no-progress", "--no-cache"]
+    assert gecko_main(args) == 0
+    (run_dir,) = tmp_path.iterdir()
+    results = run_dir / "results.json"
+    before = json.loads(results.read_text())
+    results.unlink()
+    capsys.readouterr()
+    assert gecko_main(["score", str(run_dir)]) == 0
+    assert "avg reward 1.000" in capsys.readouterr().out
+    assert json.loads(results.read_text())["simulations"] == before["simulations"]
+    assert gecko_main(["score", str(tmp_path / "missing")]) == 1
+    assert gecko_main(["tau2", "--domain", "airline", "--ids", "nope", "--gats-mode", "none",
+                       "--output-dir", str(tmp_path)]) == 1
+    assert "tasks not in airline" in capsys.readouterr().err
