@@ -15,18 +15,18 @@ by `--resume`.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentFactory, agent_factory, is_scripted
+from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentSettings, agent_factory, is_scripted
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES, category_of_id
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
-from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
-from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
-from benchmarks.bfcl.multi_turn import run_multi_task
+from benchmarks.bfcl.loader import load_category, load_tasks
+from benchmarks.bfcl.multi_agents import multi_turn_agents
+from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
 from benchmarks.bfcl.preflight import (
     MULTI_TURN_GECKO,
     SINGLE_TURN_GECKO,
@@ -36,8 +36,8 @@ from benchmarks.bfcl.preflight import (
 )
 from benchmarks.bfcl.run_config import DEFAULT_MAX_RETRIES, BfclRunConfig, MultiTurnRunConfig
 from benchmarks.bfcl.runtime import OPENAPI_DIR
-from benchmarks.bfcl.scoring import score_multi_turn, score_single_turn
-from benchmarks.bfcl.single_turn import run_single_task
+from benchmarks.bfcl.scoring import EntryScore, score_multi_turn, score_single_turn
+from benchmarks.bfcl.single_turn import SingleTaskOutcome, run_single_task
 from benchmarks.runner import (
     Evaluation,
     LedgerEntry,
@@ -53,6 +53,7 @@ from benchmarks.runner import (
 from gats import GatsConfig
 from inference.agents.noise import DEFAULT_ERROR_RATE
 from inference.gecko import GeckoClient, HealthInfo
+from utils.llm import LLMClient
 
 RESULT_DIR = "result"
 """`<run dir>/result/`: the layout `bfcl evaluate --result-dir` reads."""
@@ -60,24 +61,34 @@ SCORE_DIR = "score"
 """`<run dir>/score/`: the score files."""
 
 
-def _add_common_arguments(parser: argparse.ArgumentParser, max_steps: int) -> None:
-    add_model_argument(parser, help_text="scripted-oracle | scripted-noisy (offline, no model) | an LLM alias | "
-                                         "openai-compatible:<model>@<base_url>")
-    add_selection_arguments(parser, ids_help="task ids, comma or space separated (full, or short like 3 / 3-1-0 "
-                                             "for one category)")
-    bfcl = parser.add_argument_group("BFCL")
-    bfcl.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
-                      help="GATS retries after the first attempt; 0 = the baseline without GATS")
-    bfcl.add_argument("--seed", type=int, default=0, help="seed of scripted-noisy's errors")
-    bfcl.add_argument("--error-rate", type=float, default=DEFAULT_ERROR_RATE,
-                      help="probability that scripted-noisy corrupts a call")
-    bfcl.add_argument("--max-steps", type=int, default=max_steps, help=f"planner steps per run (default {max_steps})")
-    bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
+def single_turn_categories(name: str) -> tuple[str, ...]:
+    """The categories named by `--category` of a single-turn run (`all` or one name).
+
+    Raises:
+        ValueError: Not a single-turn category.
+    """
+    if name == "all":
+        return SINGLE_TURN_CATEGORIES
+    if name not in SINGLE_TURN_CATEGORIES:
+        raise ValueError(f"{name!r} is not a single-turn category; choose from {', '.join(SINGLE_TURN_CATEGORIES)} "
+                         "or 'all'")
+    return (name,)
 
 
-def _check_model(model: str) -> None:
-    if model.startswith("scripted-") and not is_scripted(model):
-        raise ValueError(f"unknown scripted agent {model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
+def multi_turn_categories(name: str) -> tuple[str, ...]:
+    """The categories named by `--category` of a multi-turn run (`all`, a full name, or one without the
+    `multi_turn_` prefix).
+
+    Raises:
+        ValueError: Not a multi-turn category.
+    """
+    if name == "all":
+        return MULTI_TURN_CATEGORIES
+    full = name if name.startswith("multi_turn_") else f"multi_turn_{name}"
+    if full not in MULTI_TURN_CATEGORIES:
+        raise ValueError(f"{name!r} is not a multi-turn category; choose from {', '.join(MULTI_TURN_CATEGORIES)} "
+                         "or 'all'")
+    return (full,)
 
 
 class _Bfcl:
@@ -88,12 +99,65 @@ class _Bfcl:
     default_workers: ClassVar[int] = 8
     needs_gecko = True
     config_type: ClassVar[type[BfclRunConfig]]
+    agents_for: ClassVar[Callable[[AgentSettings, LLMClient | None], Callable[[Any], Any]]]
+    """Builds the function that gives each task its agent(s) (`agents.agent_factory`, `multi_agents.multi_turn_agents`)."""
+    run_task: ClassVar[Callable[..., Awaitable[SingleTaskOutcome | MultiTaskOutcome]]]
+    """Runs one task through GATS (`single_turn.run_single_task`, `multi_turn.run_multi_task`)."""
+    score_task: ClassVar[Callable[[Any, Any], EntryScore]]
+    """Scores one result line with the official checker (`scoring.score_single_turn`, `score_multi_turn`)."""
+    categories_of: ClassVar[Callable[[str], tuple[str, ...]]]
+    """The categories named by `--category`."""
+    category_help: ClassVar[str]
+    category_default: ClassVar[str | None]
+    """None: `--category` is required."""
 
     def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
         self.settings = config
         self.options = options
         self._dataset_sizes: dict[str, int] = {}
         self._labels: dict[str, str] = {}
+        self._client: GeckoClient | None = None
+        """The run's Gecko client (set by `preflight`)."""
+        self._agents: Callable[[Any], Any] | None = None
+        """The function that gives each task its agent(s) (set by `preflight`)."""
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """`--category`, the model, the selection, and the GATS and agent flags."""
+        parser.add_argument("--category", required=cls.category_default is None, default=cls.category_default,
+                            help=cls.category_help)
+        add_model_argument(parser, help_text="scripted-oracle | scripted-noisy (offline, no model) | an LLM alias | "
+                                             "openai-compatible:<model>@<base_url>")
+        add_selection_arguments(parser, ids_help="task ids, comma or space separated (full, or short like 3 / 3-1-0 "
+                                                 "for one category)")
+        defaults = cls.config_type.model_fields
+        bfcl = parser.add_argument_group("BFCL")
+        bfcl.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+                          help="GATS retries after the first attempt; 0 = the baseline without GATS")
+        bfcl.add_argument("--seed", type=int, default=0, help="seed of scripted-noisy's errors")
+        bfcl.add_argument("--error-rate", type=float, default=DEFAULT_ERROR_RATE,
+                          help="probability that scripted-noisy corrupts a call")
+        steps = defaults["max_steps"].default
+        bfcl.add_argument("--max-steps", type=int, default=steps, help=f"planner steps per run (default {steps})")
+        bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
+        checklist = defaults["generate_checklist"].default
+        bfcl.add_argument("--checklist", action=argparse.BooleanOptionalAction, default=checklist,
+                          help=f"a checklist per task (per turn in multi-turn) from Gecko's judge model "
+                               f"(default {'on' if checklist else 'off'})")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, options: RunOptions) -> _Bfcl:
+        """The run for parsed flags.
+
+        Raises:
+            ValueError: An unknown scripted agent or category, or a value out of range.
+        """
+        if args.model.startswith("scripted-") and not is_scripted(args.model):
+            raise ValueError(f"unknown scripted agent {args.model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
+        return cls(cls.config_type(
+            categories=cls.categories_of(args.category), model=args.model, ids=selected_ids(args),
+            num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
+            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=args.checklist), options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:
@@ -171,156 +235,84 @@ class _Bfcl:
                                       "dataset_size": score.dataset_size, "result_file": str(item.path)}
         return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics}, lines)
 
-    async def _gecko(self, items: Sequence[WorkItem], context: RunContext, toolkits: Sequence[str],
-                     check: Callable[[HealthInfo], None], start: str) -> tuple[GeckoClient, dict[str, Any]]:
-        client = context.gecko()
-        health = await check_gecko(client, toolkits, check, start)
+    def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
+        """The toolkits the selected tasks need, the check of Gecko's health report, and the command that starts
+        a suitable Gecko."""
+        raise NotImplementedError
+
+    def _info(self, outcome: SingleTaskOutcome | MultiTaskOutcome, valid: bool) -> dict[str, Any]:
+        assert outcome.record is not None
+        return {"gats": outcome.record.gats}
+
+    async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
+        """Gecko's roles and the tasks' toolkits (preflight.py); the agents for `--model`. Returns Gecko's
+        version and roles, the models per role, the GATS and agent settings (recorded in `config.json`)."""
+        toolkits, check, start = self._gecko_checks(items)
+        self._client = context.gecko()
+        health = await check_gecko(self._client, toolkits, check, start)
+        self._agents = self.agents_for(self.settings.agents(), None if is_scripted(self.settings.model) else context.llm())
+        self._labels = {"run": context.run_name}
         roles = {role: info.model_dump() for role, info in health.roles.items()}
-        return client, {"gecko": {"version": health.version, "roles": roles, "store": health.store,
-                                  "toolkits": health.toolkits, "state_model_enabled": health.state_model_enabled},
-                        "models": {"planner": self.settings.model,
-                                   **{role: info["model"] for role, info in roles.items()}},
-                        "gats": asdict(self.gats_config()), "agent": asdict(self.settings.agents())}
+        return {"gecko": {"version": health.version, "roles": roles, "store": health.store,
+                          "toolkits": health.toolkits, "state_model_enabled": health.state_model_enabled},
+                "models": {"planner": self.settings.model, **{role: info["model"] for role, info in roles.items()}},
+                "gats": asdict(self.gats_config()), "agent": asdict(self.settings.agents())}
+
+    async def run(self, item: WorkItem) -> TaskOutcome:
+        """One task (through GATS on Gecko), scored with the official checker of its category."""
+        assert self._client is not None and self._agents is not None, "preflight() runs first"
+        outcome = await self.run_task(item.task, self._agents(item.task), self._client, self.gats_config(),
+                                      labels=self._labels)
+        trace = dict(outcome.trace)
+        if outcome.record is None:
+            trace["valid"] = None
+            return TaskOutcome("untested", reason=str(trace.get("error") or "no attempt finished"), trace=trace,
+                               usage=outcome.usage)
+        score = self.score_task(item.task, outcome.record.result)
+        trace["score"] = {"valid": score.valid, "error_type": score.error_type}
+        trace["valid"] = score.valid
+        return TaskOutcome("done", score=float(score.valid), record=outcome.record.model_dump(mode="json"),
+                           info=self._info(outcome, score.valid), trace=trace, usage=outcome.usage,
+                           note="correct" if score.valid else f"wrong ({score.error_type})")
 
 
 class BfclSingleTurn(_Bfcl):
     """A BFCL single-turn run: each task through GATS on Gecko, its best attempt exported."""
 
-    name: ClassVar[str] = "bfcl"
-    config_type: ClassVar[type[BfclRunConfig]] = BfclRunConfig
-
-    def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
-        super().__init__(config, options)
-        self._client: GeckoClient | None = None
-        self._make_agent: AgentFactory | None = None
-
-    @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """`--category`, the model, the selection and the GATS/agent flags."""
-        parser.add_argument("--category", required=True, choices=[*SINGLE_TURN_CATEGORIES, "all"],
-                            help="one single-turn category, or 'all' (one result file per category)")
-        _add_common_arguments(parser, max_steps=10)
-        parser.add_argument("--checklist", action="store_true", help="generate a checklist per task (judge model)")
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace, options: RunOptions) -> BfclSingleTurn:
-        """The run for parsed flags."""
-        _check_model(args.model)
-        categories = SINGLE_TURN_CATEGORIES if args.category == "all" else (args.category,)
-        return cls(BfclRunConfig(
-            categories=categories, model=args.model, ids=selected_ids(args), num_tasks=args.num_tasks,
-            max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate, max_steps=args.max_steps,
-            temperature=args.temperature, generate_checklist=args.checklist), options)
+    name, config_type, category_default = "bfcl", BfclRunConfig, None
+    agents_for, run_task, score_task = staticmethod(agent_factory), staticmethod(run_single_task), staticmethod(
+        score_single_turn)
+    categories_of = staticmethod(single_turn_categories)
+    category_help = f"one of {', '.join(SINGLE_TURN_CATEGORIES)}, or 'all' (one result file per category)"
 
     def local_gecko(self) -> LocalGecko:
         """Gecko on every single-turn toolkit, state model off (start-up takes a while: 3,235 toolkits)."""
         return LocalGecko((OPENAPI_DIR / "single_turn",), ("--state-model", "none"), workers=2)
 
-    async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
-        """Gecko's roles and the first task's toolkit; the agent factory."""
-        start = SINGLE_TURN_GECKO.format(validation="rules")
-        self._client, facts = await self._gecko(
-            items, context, [items[0].key], lambda h: check_single_turn_health(h, self.settings.model), start)
-        llm = None if is_scripted(self.settings.model) else context.llm()
-        self._make_agent = agent_factory(self.settings.agents(), llm)
-        self._labels = {"run": context.run_name}
-        return facts
+    def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
+        return ([items[0].key], lambda health: check_single_turn_health(health, self.settings.model),
+                SINGLE_TURN_GECKO.format(validation="rules"))
 
-    async def run(self, item: WorkItem) -> TaskOutcome:
-        """One task through GATS; scored with the official AST checker."""
-        assert self._client is not None and self._make_agent is not None, "preflight() runs first"
-        task: SingleTurnTask = item.task
-        outcome = await run_single_task(task, self._make_agent(task), self._client, self.gats_config(),
-                                        labels=self._labels)
-        trace = dict(outcome.trace)
-        best = trace.get("best")
-        note = f"attempts {len(trace.get('attempts', []))}, best {best}"
-        if outcome.record is None:
-            trace["valid"] = None
-            return TaskOutcome("untested", reason=str(trace.get("error") or "no attempt finished"), trace=trace,
-                               usage=outcome.usage, note=note)
-        valid = score_single_turn(task, outcome.record.result).valid
-        trace["valid"] = valid
-        recovered = valid and outcome.status == "success" and bool(best)
-        return TaskOutcome("done", score=float(valid), record=outcome.record.model_dump(mode="json"),
-                           info={"gats": outcome.record.gats, "recovered": recovered}, trace=trace, usage=outcome.usage,
-                           note=note + (", correct" if valid else ", wrong"))
+    def _info(self, outcome: SingleTaskOutcome | MultiTaskOutcome, valid: bool) -> dict[str, Any]:
+        """GATS figures, and whether GATS recovered the task (a retry succeeded and the answer is correct)."""
+        best = outcome.trace.get("best")
+        return {**super()._info(outcome, valid), "recovered": valid and outcome.status == "success" and bool(best)}
 
 
 class BfclMultiTurn(_Bfcl):
     """A BFCL multi-turn run: per turn, GATS in simulation, then real execution and sync."""
 
-    name: ClassVar[str] = "bfcl-multi"
-    config_type: ClassVar[type[BfclRunConfig]] = MultiTurnRunConfig
-
-    def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
-        super().__init__(config, options)
-        self._client: GeckoClient | None = None
-        self._make_agents: TurnAgentsFactory | None = None
-
-    @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """`--category`, the model, the selection and the GATS/agent flags."""
-        parser.add_argument("--category", default="multi_turn_base",
-                            help=f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), "
-                                 "or 'all' (default multi_turn_base)")
-        _add_common_arguments(parser, max_steps=20)
-        parser.add_argument("--no-checklist", action="store_true", help="no dynamic checklist per turn")
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace, options: RunOptions) -> BfclMultiTurn:
-        """The run for parsed flags."""
-        _check_model(args.model)
-        return cls(MultiTurnRunConfig(
-            categories=multi_turn_categories(args.category), model=args.model, ids=selected_ids(args),
-            num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
-            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=not args.no_checklist),
-            options)
+    name, config_type, category_default = "bfcl-multi", MultiTurnRunConfig, "multi_turn_base"
+    agents_for, run_task, score_task = staticmethod(multi_turn_agents), staticmethod(run_multi_task), staticmethod(
+        score_multi_turn)
+    categories_of = staticmethod(multi_turn_categories)
+    category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
+                     "(default multi_turn_base)")
 
     def local_gecko(self) -> LocalGecko:
         """Gecko on the eight class toolkits with the rules state model."""
         return LocalGecko((OPENAPI_DIR / "multi_turn",), ("--state-model", "rules"), workers=2)
 
-    async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
-        """Gecko's state model and the involved classes' toolkits; the per-turn agents."""
-        classes = {name for item in items for name in item.task.involved_classes}
-        self._client, facts = await self._gecko(items, context, sorted(classes), check_multi_turn_health,
-                                                MULTI_TURN_GECKO)
-        llm = None if is_scripted(self.settings.model) else context.llm()
-        self._make_agents = multi_turn_agents(self.settings.agents(), llm)
-        self._labels = {"run": context.run_name}
-        return facts
-
-    async def run(self, item: WorkItem) -> TaskOutcome:
-        """Every turn of one task; scored with the official multi-turn checker."""
-        assert self._client is not None and self._make_agents is not None, "preflight() runs first"
-        task: MultiTurnTask = item.task
-        outcome = await run_multi_task(task, self._make_agents(task), self._client, self.gats_config(),
-                                       labels=self._labels)
-        trace = dict(outcome.trace)
-        if outcome.record is None:
-            trace["valid"] = None
-            return TaskOutcome("untested", reason=str(trace.get("error") or "untested"), trace=trace,
-                               usage=outcome.usage)
-        score = score_multi_turn(task, outcome.record.result)
-        trace["score"] = {"valid": score.valid, "error_type": score.error_type}
-        trace["valid"] = score.valid
-        return TaskOutcome("done", score=float(score.valid), record=outcome.record.model_dump(mode="json"),
-                           info={"gats": outcome.record.gats}, trace=trace, usage=outcome.usage,
-                           note="correct" if score.valid else f"wrong ({score.error_type})")
-
-
-def multi_turn_categories(name: str) -> tuple[str, ...]:
-    """The categories named by `--category` of a multi-turn run (`all`, a full name, or one without the
-    `multi_turn_` prefix).
-
-    Raises:
-        ValueError: Not a multi-turn category.
-    """
-    if name == "all":
-        return MULTI_TURN_CATEGORIES
-    full = name if name.startswith("multi_turn_") else f"multi_turn_{name}"
-    if full not in MULTI_TURN_CATEGORIES:
-        raise ValueError(f"{name!r} is not a multi-turn category; choose from {', '.join(MULTI_TURN_CATEGORIES)} "
-                         "or 'all'")
-    return (full,)
+    def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
+        classes = sorted({name for item in items for name in item.task.involved_classes})
+        return classes, check_multi_turn_health, MULTI_TURN_GECKO

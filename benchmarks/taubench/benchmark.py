@@ -29,10 +29,8 @@ from benchmarks.runner import (
     RunOptions,
     TaskOutcome,
     WorkItem,
-    add_model_argument,
-    add_selection_arguments,
-    selected_ids,
 )
+from benchmarks.runner.command import add_model_argument, add_selection_arguments, selected_ids
 from benchmarks.runner.files import write_atomic
 from benchmarks.runner.rundir import git_commit
 from benchmarks.taubench.agent_tools import load_catalog
