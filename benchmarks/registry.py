@@ -8,9 +8,10 @@ optional dependency of one benchmark never breaks another. Adding a benchmark = 
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from benchmarks.runner import BenchmarkCommand
+if TYPE_CHECKING:
+    from benchmarks.runner import BenchmarkCommand
 
 
 class Registration(NamedTuple):

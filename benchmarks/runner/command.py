@@ -114,7 +114,8 @@ def options_from_args(args: argparse.Namespace, settings: Settings) -> RunOption
 def describe_invalid(exc: ValueError) -> str:
     """One line for bad settings (a pydantic validation error lists each field and what is wrong)."""
     if isinstance(exc, ValidationError):
-        return "; ".join(f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors())
+        return "; ".join(": ".join(filter(None, (".".join(str(part) for part in error["loc"]), error["msg"])))
+                         for error in exc.errors())
     return str(exc)
 
 

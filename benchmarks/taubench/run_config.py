@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from benchmarks.taubench.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS
 from benchmarks.taubench.tasks import SplitName, TaskSet
@@ -45,6 +45,14 @@ class Tau2RunConfig(BaseModel):
     """Seconds per agent reply (rehearsals included)."""
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1)
     max_errors: int = Field(DEFAULT_MAX_ERRORS, ge=1)
+
+    @model_validator(mode="after")
+    def _known_scripted_names(self) -> Tau2RunConfig:
+        if self.agent_llm.startswith("scripted") and self.agent_llm not in SCRIPTED_AGENTS:
+            raise ValueError(f"unknown scripted agent {self.agent_llm!r}; choose {' or '.join(SCRIPTED_AGENTS)}")
+        if self.user_llm.startswith("scripted") and self.user_llm != SCRIPTED_USER:
+            raise ValueError(f"unknown scripted user {self.user_llm!r}; the scripted user is {SCRIPTED_USER!r}")
+        return self
 
     @property
     def agent_is_scripted(self) -> bool:
