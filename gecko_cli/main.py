@@ -84,8 +84,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gecko: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     return COMMANDS[name][1](rest)
-
-
-def shim(command: str) -> int:
-    """Run one command with this process's arguments (the root scripts `run_*.py` are shims over it)."""
-    return main([command, *sys.argv[1:]])

@@ -226,14 +226,15 @@ class _Bfcl:
                  f"score:   python -m benchmarks.bfcl.evaluate --result-dir {results} --test-category all")
         if not complete or not files:
             return Evaluation({"result_dir": str(results)}, lines)
-        metrics: dict[str, Any] = {}
-        for item, count in files:
-            partial = count < self._dataset_size(item.category)
-            summary = evaluate_files([item], scores, partial=partial)[0]
-            score = summary.categories[item.category]
-            metrics[item.category] = {"accuracy": score.accuracy, "correct": score.correct, "scored": score.total,
-                                      "dataset_size": score.dataset_size, "result_file": str(item.path)}
-        return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics}, lines)
+        partial = any(count < self._dataset_size(item.category) for item, count in files)
+        summary = evaluate_files([item for item, _ in files], scores, partial=partial)[0]
+        paths = {item.category: str(item.path) for item, _ in files}
+        metrics = {name: {"accuracy": score.accuracy, "correct": score.correct, "scored": score.total,
+                          "dataset_size": score.dataset_size, "result_file": paths[name]}
+                   for name, score in summary.categories.items()}
+        groups = {name: group.accuracy for name, group in summary.groups.items()}
+        return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics,
+                           "groups": groups, "overall": summary.overall}, lines)
 
     def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
         """The toolkits the selected tasks need, the check of Gecko's health report, and the command that starts
