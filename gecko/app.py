@@ -23,7 +23,7 @@ from gecko.pipeline.engines import build_engines, close_engines
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
 from gecko.pipeline.synthesize.generator import UnsatisfiableSchema
-from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
+from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict, VersionGone
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
@@ -32,7 +32,6 @@ from utils.settings import Settings
 log = logging.getLogger("gecko")
 SETTINGS_ENV = "GECKO_WORKER_SETTINGS"
 HEARTBEAT_SECONDS = 5.0
-PURGE_SECONDS = 300.0
 
 
 def _version() -> str:
@@ -49,7 +48,8 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
                                  cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
     engines = build_engines(settings, registry)
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
-                       history_limit=settings.history_limit)
+                       history_limit=settings.history_limit, max_versions=settings.max_versions,
+                       checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
     runner = CallRunner(store, engines)
     ctx = GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
@@ -84,7 +84,7 @@ async def _housekeeping(ctx: GeckoContext) -> None:
     while True:
         try:
             await ctx.store.heartbeat()
-            if time.time() - last_purge > PURGE_SECONDS:
+            if time.time() - last_purge > ctx.settings.sweep_seconds:
                 last_purge = time.time()
                 await ctx.store.purge_expired()
         except Exception:  # noqa: BLE001 - housekeeping must survive a transient store error
@@ -106,6 +106,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _no_tool(request: Request, exc: ToolNotFound) -> Response:
         hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
         return problem_response(404, "Unknown tool", f"{exc}{hint}", "unknown-tool", suggestions=exc.suggestions)
+
+    @app.exception_handler(VersionGone)
+    async def _no_version(request: Request, exc: VersionGone) -> Response:
+        return problem_response(404, "Unknown version", str(exc), "unknown-version")
 
     @app.exception_handler(SessionBusy)
     async def _busy(request: Request, exc: SessionBusy) -> Response:

@@ -91,7 +91,15 @@ class Settings(_RoleSettings):
     session_ttl: float = Field(24 * 3600.0, gt=0)
     """Seconds of inactivity after which a session expires."""
     history_limit: int = Field(1000, ge=0)
-    """Calls kept in a session's history (oldest dropped first)."""
+    """Calls kept per session in its history, the most recent ones (older ones are deleted); 0 keeps every call until the session expires. Same on every store."""
+    max_versions: int = Field(1000, ge=0)
+    """State versions kept per session for `GET /sessions/{id}/state?version=N`, the most recent ones; 0 keeps every version."""
+    checkpoint_every: int = Field(32, ge=1, le=100000)
+    """A full copy of the state every K versions; the versions in between are stored as JSON Patch deltas."""
+    sweep_seconds: float = Field(60.0, gt=0)
+    """Interval of the background sweep that deletes expired sessions with their versions and history."""
+    redis_max_connections: int = Field(64, ge=1, le=10000)
+    """Redis connections per worker; calls beyond it wait for a free connection instead of failing."""
     api_key: SecretStr | None = None
     """When set, every request but `GET /health` needs `Authorization: Bearer <key>`."""
     state_dir: Annotated[Path, Flag(doc_default="`$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`")] = Field(

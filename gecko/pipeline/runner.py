@@ -5,31 +5,30 @@ concurrently (a rejected call discards the response). The state
 update runs inline for the rules reducer; an updater with `deferred = True` (the LLM one) runs
 after the response is sent, in a background task that keeps holding the session, so the session's
 next call still sees the updated state.
+
+Calls to one session queue on the store's hold (`SessionStore.acquire`): in-process FIFO, then the
+cross-process lease. No call is ever run twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
-from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
-from gecko.sessions.store import SessionStore
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
+from gecko.sessions.store import Hold, SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from utils.jsonutil import content_hash
-from utils.roles import ENGINE_RULES
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
-OPTIMISTIC_ATTEMPTS = 50
 
 
 @dataclass
@@ -65,23 +64,18 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
 class CallRunner:
     """Orchestrator shared by all requests of a worker."""
 
-    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None,
-                 exclusive: bool | None = None) -> None:
+    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None) -> None:
         """Args:
             store: the session store.
             engines: the stage engines.
             needs_recent_calls: load the last calls of the session for the stages; default: when one of
                 the call's stages asks for them (`needs_recent_calls`).
-            exclusive: hold the session's cross-process lease for the whole call. Use it when a call is
-                costly to redo; default: when one of the call's stages runs on a model. The rules
-                pipeline runs optimistically and is re-run on the rare cross-worker race instead.
         """
         stages = engines.call_stages()
         self.store = store
         self.engines = engines
         self.needs_recent_calls = (any(stage.needs_recent_calls for stage in stages)
                                    if needs_recent_calls is None else needs_recent_calls)
-        self.exclusive = any(stage.engine != ENGINE_RULES for stage in stages) if exclusive is None else exclusive
         self._background: set[asyncio.Task[None]] = set()
 
     async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
@@ -90,47 +84,36 @@ class CallRunner:
         Raises:
             SessionNotFound: unknown or expired session.
             ToolNotFound: the session's toolkit subset excludes this tool.
+            SessionBusy: the session stayed busy past the wait limit.
         """
-        release = await self.store.acquire_local(session_id)
+        hold = await self.store.acquire(session_id)
         handed_off = False
         try:
-            for attempt in range(OPTIMISTIC_ATTEMPTS):
-                record, owner = await self.store.begin(session_id, exclusive=self.exclusive)
-                if record is None:
-                    raise SessionNotFound(session_id)
-                try:
-                    outcome, commit, pending = await self._run_locked(record, operation, arguments)
-                except BaseException:
-                    await self.store.abort(session_id, owner)
-                    raise
-                if pending is not None:
-                    outcome.state_version, outcome.state_pending = record.version + 1, True
-                    task = asyncio.create_task(self._finish_deferred(record, owner, commit, pending, release))
-                    self._background.add(task)
-                    task.add_done_callback(self._background.discard)
-                    handed_off = True
-                    return outcome
-                if commit.history is not None:
-                    commit.history["state_version"] = record.version + (commit.state is not None)
-                try:
-                    outcome.state_version = await self.store.finish(session_id, owner, record.version, commit)
-                    return outcome
-                except VersionConflict:
-                    if self.exclusive or attempt == OPTIMISTIC_ATTEMPTS - 1:
-                        raise
-                    await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
-            raise AssertionError("unreachable")
+            record = await self.store.read(hold)
+            if record is None:
+                raise SessionNotFound(session_id)
+            outcome, commit, pending = await self._run_locked(record, operation, arguments)
+            if pending is not None:
+                outcome.state_version, outcome.state_pending = record.version + 1, True
+                task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+                handed_off = True
+                return outcome
+            if commit.history is not None:
+                commit.history["state_version"] = record.version + (commit.state is not None)
+            outcome.state_version = await self.store.commit(hold, record, commit)
+            return outcome
         finally:
             if not handed_off:
-                release()
+                await self.store.release(hold)
 
     async def drain(self) -> None:
         """Wait for deferred state updates (called at shutdown so none is lost)."""
         while self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)
 
-    async def _finish_deferred(self, record: SessionRecord, owner: str, commit: Commit, pending: _Pending,
-                               release: Callable[[], None]) -> None:
+    async def _finish_deferred(self, hold: Hold, record: SessionRecord, commit: Commit, pending: _Pending) -> None:
         try:
             started = time.perf_counter()
             change: StateChange | None = None
@@ -148,14 +131,14 @@ class CallRunner:
             commit.history["engines"]["state"] = state_info
             commit.history["timings_ms"]["state"] = _ms(started)
             commit.history["usage"] = pending.ctx.usage
-            commit.state = change.state if change is not None else None
+            if change is not None:
+                commit.state, commit.patch = change.state, change.patch
             commit.history["state_version"] = record.version + (commit.state is not None)
-            await self.store.finish(record.id, owner, record.version, commit)
+            await self.store.commit(hold, record, commit)
         except Exception:  # noqa: BLE001 - nobody awaits this task; make the failure visible in the log
             log.exception("could not commit the deferred state update of session %s", record.id)
-            await self.store.abort(record.id, owner)
         finally:
-            release()
+            await self.store.release(hold)
 
     async def _run_locked(
         self, record: SessionRecord, operation: Operation, arguments: Any
@@ -223,14 +206,14 @@ class CallRunner:
             timings["critical_path"] = _ms(started)
             return CallOutcome(200, body, semantic=verdict), Commit(history=entry), _Pending(ctx, body)
 
-        new_state = None
+        new_state = patch = None
         if updater is not None:
             t = time.perf_counter()
             change = await updater.update(ctx, body)
             timings["state"] = _ms(t)
             if change is not None:
-                new_state = change.state
+                new_state, patch = change.state, change.patch
                 entry["engines"]["state"] = {"engine": change.engine, "fallback": change.fallback,
                                              "patch_ops": len(change.patch)}
         timings["total"] = _ms(started)
-        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state), None
+        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state, patch=patch), None

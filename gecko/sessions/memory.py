@@ -1,7 +1,9 @@
 """In-process session store: for tests and single-worker runs.
 
-States and history entries are treated as immutable values once stored (the pipeline builds new
-states instead of mutating), so records are copied shallowly; only caller-supplied input is deep-copied.
+States, patches and history entries are treated as immutable values once stored (the pipeline builds
+new states instead of mutating), so records are copied shallowly; only caller-supplied input is
+deep-copied. One process means no cross-process lease: the per-session FIFO of `SessionStore` is
+the whole queue.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import time
 from collections import deque
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionRecord, VersionConflict
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import SessionStore
+from gecko.sessions.versions import TRIM_EVERY, Retention
 
 
 class MemoryStore(SessionStore):
@@ -20,12 +23,11 @@ class MemoryStore(SessionStore):
 
     backend = "memory"
 
-    def __init__(self, ttl: float, history_limit: int = 1000) -> None:
-        super().__init__(ttl, history_limit)
+    def __init__(self, retention: Retention) -> None:
+        super().__init__(retention)
         self._records: dict[str, SessionRecord] = {}
         self._history: dict[str, deque[dict[str, Any]]] = {}
-        self._snapshots: dict[str, dict[int, dict[str, Any]]] = {}
-        self._leases: dict[str, tuple[str, float]] = {}
+        self._versions: dict[str, dict[int, tuple[bool, Any]]] = {}
 
     def _live(self, session_id: str) -> SessionRecord | None:
         record = self._records.get(session_id)
@@ -37,14 +39,13 @@ class MemoryStore(SessionStore):
     def _drop(self, session_id: str) -> None:
         self._records.pop(session_id, None)
         self._history.pop(session_id, None)
-        self._snapshots.pop(session_id, None)
-        self._leases.pop(session_id, None)
+        self._versions.pop(session_id, None)
 
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
         self._records[record.id] = copy.deepcopy(record)
-        self._history[record.id] = deque(maxlen=self.history_limit or None)
-        self._snapshots[record.id] = {record.version: copy.deepcopy(record.state)}
+        self._history[record.id] = deque(maxlen=self.retention.history_limit or None)
+        self._versions[record.id] = {record.version: (True, copy.deepcopy(record.state))}
 
     async def get(self, session_id: str) -> SessionRecord | None:
         record = self._live(session_id)
@@ -62,9 +63,12 @@ class MemoryStore(SessionStore):
         entries = list(self._history.get(session_id, ()))
         return entries[-limit:] if limit else []
 
-    async def snapshot(self, session_id: str, version: int) -> dict[str, Any] | None:
-        state = self._snapshots.get(session_id, {}).get(version)
-        return copy.deepcopy(state) if state is not None else None
+    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+        stored = self._versions.get(session_id, {})
+        start = version
+        while start in stored and not stored[start][0]:
+            start -= 1
+        return [(v, *stored[v]) for v in range(start, version + 1) if v in stored]
 
     async def count(self) -> int:
         return sum(1 for sid in list(self._records) if self._live(sid))
@@ -75,47 +79,48 @@ class MemoryStore(SessionStore):
             self._live(sid)
         return before - len(self._records)
 
-    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
-        record = self._live(session_id)
-        if record is None:
-            return None
-        lease = self._leases.get(session_id)
-        if lease and lease[1] > time.time():
-            return False
-        self._leases[session_id] = (owner, time.time() + 120)
-        return copy.copy(record)
+    async def _lease_try(self, session_id: str, owner: str) -> bool:
+        return True
 
-    async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
-        record = self._live(session_id)
-        if record is None:
-            raise VersionConflict(f"session {session_id} disappeared during the call")
-        if record.version != expected_version:
-            await self.abort(session_id, owner)
-            raise VersionConflict(f"session {session_id} moved from version {expected_version} to {record.version}")
+    async def _lease_release(self, session_id: str, owner: str) -> bool:
+        return False
+
+    async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
+        stored = self._live(record.id)
+        if stored is None:
+            raise SessionNotFound(record.id)
+        if stored.version != record.version:
+            raise VersionConflict(f"session {record.id} moved from version {record.version} to {stored.version}")
         if commit.state is not None:
-            record.state = commit.state
-            record.version += 1
-            self._snapshots[session_id][record.version] = commit.state
-            while len(self._snapshots[session_id]) > max(self.history_limit, 1):
-                del self._snapshots[session_id][min(self._snapshots[session_id])]
+            stored.state = commit.state
+            stored.version += 1
+            versions = self._versions[record.id]
+            checkpoint = self.retention.is_checkpoint(stored.version, commit.patch)
+            versions[stored.version] = (checkpoint, commit.state if checkpoint else commit.patch)
+            if self.retention.max_versions and stored.version % TRIM_EVERY == 0:
+                _trim_versions(versions, self.retention.oldest_version(stored.version))
         if commit.checklists is not None:
-            record.checklists = copy.deepcopy(commit.checklists)
+            stored.checklists = copy.deepcopy(commit.checklists)
         if commit.config is not None:
-            record.config = copy.deepcopy(commit.config)
+            stored.config = copy.deepcopy(commit.config)
         if commit.history is not None:
-            self._history[session_id].append(commit.history)
-        record.updated = time.time()
-        record.expires = self.expiry()
-        if self._leases.get(session_id, ("",))[0] == owner:
-            del self._leases[session_id]
-        return record.version
-
-    async def abort(self, session_id: str, owner: str) -> None:
-        if self._leases.get(session_id, ("",))[0] == owner:
-            del self._leases[session_id]
+            stored.calls += 1
+            self._history[record.id].append(commit.history)
+        stored.updated = time.time()
+        stored.expires = self.expiry()
+        return stored.version, stored.calls, False
 
     async def heartbeat(self) -> None:
         return None
 
     async def live_workers(self) -> int:
         return 1
+
+
+def _trim_versions(versions: dict[int, tuple[bool, Any]], oldest: int) -> None:
+    """Drop versions before the checkpoint that `oldest` is rebuilt from."""
+    base = oldest
+    while base > 0 and (base not in versions or not versions[base][0]):
+        base -= 1
+    for number in range(next(iter(versions), base), base):  # keys are in version order
+        versions.pop(number, None)

@@ -16,6 +16,10 @@ class SessionBusy(RuntimeError):
     """Another call held the session longer than the wait limit."""
 
 
+class VersionGone(LookupError):
+    """The state version asked for is outside the retention window (or was never made)."""
+
+
 class VersionConflict(RuntimeError):
     """Compare-and-set failed: the state changed since it was read."""
 
@@ -32,6 +36,8 @@ class SessionRecord:
     config: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
     version: int = 0
+    calls: int = 0
+    """History entries appended so far (the sequence number of the last one)."""
     checklists: dict[str, Any] = field(default_factory=dict)
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
@@ -45,5 +51,7 @@ class Commit:
     history: dict[str, Any] | None = None
     state: dict[str, Any] | None = None
     """New state; None leaves state and version unchanged."""
+    patch: list[dict[str, Any]] | None = None
+    """RFC 6902 patch from the state read to `state`; stored instead of the whole state (None: store it whole)."""
     checklists: dict[str, Any] | None = None
     config: dict[str, Any] | None = None

@@ -1,156 +1,252 @@
 """Redis session store: for several hosts. Needs the `redis` extra (`pip install -e .[redis]`).
 
-Keys (prefix `gecko:`): `s:{id}` the record as a hash of JSON fields (with a TTL), `l:{id}` the lease (SET NX PX),
-`h:{id}` the history list, `v:{id}` snapshots by version, `sessions` a sorted set of expiries,
-`workers` a sorted set of heartbeats. `finish` is one Lua script: version check, writes, lease release.
+Keys (prefix `gecko:`): `s:{id}` the record as a hash of JSON fields, `h:{id}` the history list,
+`v:{id}` state versions by number (checkpoints and JSON-Patch deltas), `c:{id}` a sorted set of the
+checkpoint numbers, `l:{id}` the lease (SET NX PX, `LEASE_SECONDS`, renewed while held, so a dead
+holder blocks its session for at most that long), `w:{id}` "another process waits" (short expiry),
+`sessions` a sorted set of expiries (the sweep), `workers` a sorted set of heartbeats. Every
+session key carries the session's TTL. `commit` is one Lua script: version check, writes, trims,
+lease release.
+
+Connections come from a blocking pool of `pool_size`: a burst of calls beyond it waits for a free
+connection (up to `POOL_WAIT_SECONDS`) instead of failing.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
+import logging
 import time
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionRecord, VersionConflict
-from gecko.sessions.store import LEASE_SECONDS, WORKER_LIVE_SECONDS, SessionStore
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
+from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
+from gecko.sessions.versions import TRIM_EVERY, Retention
+from utils.jsonutil import dumps_compact, loads
 
-_FINISH = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+log = logging.getLogger(__name__)
+LEASE_SECONDS = 3.0
+"""Expiry of a lease; the holder renews it every third of that, so only a dead holder lets it lapse."""
+WANT_MS = 50
+"""Lifetime of a 'waiting' mark (waiters refresh it at every poll)."""
+POOL_WAIT_SECONDS = 30.0
+
+_TRY = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('DEL', KEYS[2])
+  return 1
+end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return redis.call('EXISTS', KEYS[2])
+"""
+
+_RENEW = """
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then redis.call('PEXPIRE', key, ARGV[1]) end
+end
+return 0
+"""
+
+# KEYS: s h v c l w sessions
+# ARGV: 1 expected version, 2 owner to release or '', 3 state or '', 4 version body, 5 checkpoint '1'/'0',
+#       6 history entry or '', 7 checklists or '', 8 config or '', 9 now, 10 expires, 11 ttl ms,
+#       12 history limit, 13 max versions, 14 trim every, 15 session id
+_COMMIT = """
+local function release()
+  if ARGV[2] ~= '' and redis.call('GET', KEYS[5]) == ARGV[2] then redis.call('DEL', KEYS[5]) end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then release() return {-2, 0, 0} end
 local version = tonumber(redis.call('HGET', KEYS[1], 'version'))
-if version ~= tonumber(ARGV[1]) then
-  if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
-  return -1
-end
-if ARGV[4] ~= '' then
+if version ~= tonumber(ARGV[1]) then release() return {-1, 0, 0} end
+if ARGV[3] ~= '' then
   version = version + 1
-  redis.call('HSET', KEYS[1], 'state', ARGV[4], 'version', version)
-  redis.call('HSET', KEYS[4], tostring(version), ARGV[4])
-  redis.call('HDEL', KEYS[4], tostring(version - tonumber(ARGV[7])))
+  redis.call('HSET', KEYS[1], 'state', ARGV[3], 'version', version)
+  redis.call('HSET', KEYS[3], tostring(version), ARGV[4])
+  if ARGV[5] == '1' then redis.call('ZADD', KEYS[4], version, version) end
+  local keep = tonumber(ARGV[13])
+  if keep > 0 and version % tonumber(ARGV[14]) == 0 and version - keep + 1 > 0 then
+    local base = redis.call('ZREVRANGEBYSCORE', KEYS[4], version - keep + 1, '-inf', 'LIMIT', 0, 1)[1]
+    if base then
+      base = tonumber(base)
+      local low = tonumber(redis.call('HGET', KEYS[1], 'vlow') or '0')
+      for n = low, base - 1 do redis.call('HDEL', KEYS[3], tostring(n)) end
+      if base > low then redis.call('HSET', KEYS[1], 'vlow', base) end
+      redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. base)
+    end
+  end
 end
-redis.call('HSET', KEYS[1], 'updated', ARGV[8], 'expires', ARGV[9])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'checklists', ARGV[3]) end
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'config', ARGV[10]) end
+local calls = tonumber(redis.call('HGET', KEYS[1], 'calls') or '0')
 if ARGV[6] ~= '' then
-  redis.call('RPUSH', KEYS[3], ARGV[6])
-  redis.call('LTRIM', KEYS[3], -tonumber(ARGV[7]), -1)
+  calls = calls + 1
+  redis.call('HSET', KEYS[1], 'calls', calls)
+  redis.call('RPUSH', KEYS[2], ARGV[6])
+  local limit = tonumber(ARGV[12])
+  if limit > 0 then redis.call('LTRIM', KEYS[2], -limit, -1) end
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[3], ARGV[5])
-redis.call('PEXPIRE', KEYS[4], ARGV[5])
-redis.call('ZADD', KEYS[5], ARGV[9], KEYS[1])
-if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
-return version
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'checklists', ARGV[7]) end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'config', ARGV[8]) end
+redis.call('HSET', KEYS[1], 'updated', ARGV[9], 'expires', ARGV[10])
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[11]) end
+redis.call('ZADD', KEYS[7], ARGV[10], ARGV[15])
+local others = 0
+if ARGV[2] ~= '' then
+  release()
+  others = redis.call('EXISTS', KEYS[6])
+end
+return {version, calls, others}
 """
 
 
 class RedisStore(SessionStore):
-    """Sessions in Redis; TTL handled by Redis key expiry."""
+    """Sessions in Redis; TTL by Redis key expiry, plus the sweep for anything left behind."""
 
     backend = "redis"
 
-    def __init__(self, url: str, ttl: float, history_limit: int = 1000, prefix: str = "gecko:") -> None:
-        super().__init__(ttl, history_limit)
+    def __init__(self, url: str, retention: Retention, prefix: str = "gecko:", pool_size: int = 64) -> None:
+        super().__init__(retention)
         try:
             import redis.asyncio as aioredis
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ValueError("the redis store needs the redis package: pip install -e '.[redis]'") from exc
-        self._client = aioredis.from_url(url, decode_responses=True)
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS,
+                                                        decode_responses=True)
+        self._client = aioredis.Redis(connection_pool=pool)
         self._p = prefix
-        self._finish = self._client.register_script(_FINISH)
+        self._try = self._client.register_script(_TRY)
+        self._release = self._client.register_script(_RELEASE)
+        self._renew = self._client.register_script(_RENEW)
+        self._commit_script = self._client.register_script(_COMMIT)
+        self._renewer: asyncio.Task[None] | None = None
 
     def _k(self, kind: str, session_id: str) -> str:
         return f"{self._p}{kind}:{session_id}"
+
+    def _keys(self, session_id: str) -> list[str]:
+        return [self._k(kind, session_id) for kind in ("s", "h", "v", "c", "l", "w")]
 
     def _ttl_ms(self) -> int:
         return int(self.ttl * 1000)
 
     async def open(self) -> None:
         await self._client.ping()
+        self._renewer = asyncio.create_task(self._renew_leases())
 
     async def close(self) -> None:
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
         await self._client.aclose()
+
+    async def _renew_leases(self) -> None:
+        while True:
+            await asyncio.sleep(LEASE_SECONDS / 3)
+            held = self._held_leases()
+            if not held:
+                continue
+            try:
+                await self._renew(keys=[self._k("l", sid) for sid, _ in held],
+                                  args=[int(LEASE_SECONDS * 1000), *(owner for _, owner in held)])
+            except Exception:  # noqa: BLE001 - the next round retries; a lapsed lease is caught by the version check
+                log.exception("could not renew session leases")
 
     @staticmethod
     def _encode(record: SessionRecord) -> dict[str, str]:
-        return {"id": record.id, "config": json.dumps(record.config), "state": json.dumps(record.state),
-                "version": str(record.version), "checklists": json.dumps(record.checklists),
-                "created": repr(record.created), "updated": repr(record.updated), "expires": repr(record.expires)}
+        return {"id": record.id, "config": dumps_compact(record.config), "state": dumps_compact(record.state),
+                "version": str(record.version), "calls": str(record.calls),
+                "checklists": dumps_compact(record.checklists), "created": repr(record.created),
+                "updated": repr(record.updated), "expires": repr(record.expires)}
 
     @staticmethod
     def _decode(d: dict[str, str]) -> SessionRecord:
-        return SessionRecord(d["id"], json.loads(d["config"]), json.loads(d["state"]), int(d["version"]),
-                             json.loads(d["checklists"]), float(d["created"]), float(d["updated"]),
-                             float(d["expires"]))
+        return SessionRecord(d["id"], loads(d["config"]), loads(d["state"]), int(d["version"]),
+                             int(d.get("calls", 0)), loads(d["checklists"]), float(d["created"]),
+                             float(d["updated"]), float(d["expires"]))
 
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
-        key = self._k("s", record.id)
+        s, _, v, c, _, _ = self._keys(record.id)
         pipe = self._client.pipeline(transaction=True)
-        pipe.hset(key, mapping=self._encode(record))
-        pipe.pexpire(key, self._ttl_ms())
-        pipe.hset(self._k("v", record.id), str(record.version), json.dumps(record.state))
-        pipe.pexpire(self._k("v", record.id), self._ttl_ms())
-        pipe.zadd(f"{self._p}sessions", {key: record.expires})
+        pipe.hset(s, mapping=self._encode(record))
+        pipe.hset(v, str(record.version), dumps_compact(record.state))
+        pipe.zadd(c, {str(record.version): record.version})
+        for key in (s, v, c):
+            pipe.pexpire(key, self._ttl_ms())
+        pipe.zadd(f"{self._p}sessions", {record.id: record.expires})
         await pipe.execute()
 
     async def get(self, session_id: str) -> SessionRecord | None:
         raw = await self._client.hgetall(self._k("s", session_id))
-        return self._decode(raw) if raw else None
+        if not raw or float(raw["expires"]) < time.time():
+            return None
+        return self._decode(raw)
 
     async def delete(self, session_id: str) -> bool:
-        removed = await self._client.delete(self._k("s", session_id), self._k("h", session_id),
-                                            self._k("v", session_id), self._k("l", session_id))
-        await self._client.zrem(f"{self._p}sessions", self._k("s", session_id))
-        return removed > 0
+        existed = await self.get(session_id) is not None
+        await self._client.delete(*self._keys(session_id))
+        await self._client.zrem(f"{self._p}sessions", session_id)
+        return existed
 
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         rows = await self._client.lrange(self._k("h", session_id), offset, offset + limit - 1)
-        return [json.loads(r) for r in rows]
+        return [loads(r) for r in rows]
 
     async def history_tail(self, session_id: str, limit: int) -> list[dict[str, Any]]:
         rows = await self._client.lrange(self._k("h", session_id), -limit, -1) if limit else []
-        return [json.loads(r) for r in rows]
+        return [loads(r) for r in rows]
 
-    async def snapshot(self, session_id: str, version: int) -> dict[str, Any] | None:
-        raw = await self._client.hget(self._k("v", session_id), str(version))
-        return json.loads(raw) if raw else None
+    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+        base = await self._client.zrevrangebyscore(self._k("c", session_id), version, "-inf", start=0, num=1)
+        if not base:
+            return []
+        first = int(base[0])
+        bodies = await self._client.hmget(self._k("v", session_id), [str(n) for n in range(first, version + 1)])
+        return [(n, n == first, loads(body)) for n, body in zip(range(first, version + 1), bodies) if body is not None]
 
     async def count(self) -> int:
         return int(await self._client.zcount(f"{self._p}sessions", time.time(), "+inf"))
 
     async def purge_expired(self) -> int:
-        return int(await self._client.zremrangebyscore(f"{self._p}sessions", "-inf", time.time()))
+        key = f"{self._p}sessions"
+        gone = await self._client.zrangebyscore(key, "-inf", time.time())
+        for sid in gone:  # Redis expiry already removed most keys; this catches anything left behind
+            await self._client.delete(*self._keys(sid))
+        if gone:
+            await self._client.zrem(key, *gone)
+        return len(gone)
 
-    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
-        if not exclusive:
-            return await self.get(session_id)
-        got = await self._client.set(self._k("l", session_id), owner, nx=True, px=int(LEASE_SECONDS * 1000))
-        if not got:
-            return False if await self._client.exists(self._k("s", session_id)) else None
-        record = await self.get(session_id)
-        if record is None:
-            await self.abort(session_id, owner)
-        return record
+    # -- the lease -------------------------------------------------------------------------
+    async def _lease_try(self, session_id: str, owner: str) -> bool:
+        return bool(await self._try(keys=[self._k("l", session_id), self._k("w", session_id)],
+                                    args=[owner, int(LEASE_SECONDS * 1000), WANT_MS]))
 
-    async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
+    async def _lease_release(self, session_id: str, owner: str) -> bool:
+        return bool(await self._release(keys=[self._k("l", session_id), self._k("w", session_id)], args=[owner]))
+
+    async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
         now = time.time()
-        keys = [self._k("s", session_id), self._k("l", session_id), self._k("h", session_id),
-                self._k("v", session_id), f"{self._p}sessions"]
-        args = [expected_version, owner,
-                json.dumps(commit.checklists) if commit.checklists is not None else "",
-                json.dumps(commit.state) if commit.state is not None else "",
-                self._ttl_ms(), json.dumps(commit.history) if commit.history is not None else "",
-                max(self.history_limit, 1), repr(now), repr(now + self.ttl),
-                json.dumps(commit.config) if commit.config is not None else ""]
-        version = int(await self._finish(keys=keys, args=args))
-        if version < 0:
-            raise VersionConflict(f"session {session_id} changed during the call (expected version {expected_version})")
-        return version
-
-    async def abort(self, session_id: str, owner: str) -> None:
-        key = self._k("l", session_id)
-        if await self._client.get(key) == owner:
-            await self._client.delete(key)
+        state = dumps_compact(commit.state) if commit.state is not None else ""
+        checkpoint = commit.state is not None and self.retention.is_checkpoint(record.version + 1, commit.patch)
+        body = state if checkpoint or not state else dumps_compact(commit.patch)
+        args = [record.version, release or "", state, body, "1" if checkpoint else "0",
+                dumps_compact(commit.history) if commit.history is not None else "",
+                dumps_compact(commit.checklists) if commit.checklists is not None else "",
+                dumps_compact(commit.config) if commit.config is not None else "",
+                repr(now), repr(now + self.ttl), self._ttl_ms(), self.retention.history_limit,
+                self.retention.max_versions, TRIM_EVERY, record.id]
+        version, calls, others = await self._commit_script(keys=[*self._keys(record.id), f"{self._p}sessions"],
+                                                           args=args)
+        if version == -2:
+            raise SessionNotFound(record.id)
+        if version == -1:
+            raise VersionConflict(f"session {record.id} changed during the call (expected version {record.version})")
+        return int(version), int(calls), bool(others)
 
     async def heartbeat(self) -> None:
         await self._client.zadd(f"{self._p}workers", {self.worker_id: time.time()})

@@ -31,17 +31,16 @@ async def fork_session(store: SessionStore, session_id: str) -> SessionRecord:
 async def mutate_session(
     store: SessionStore, session_id: str, change: Callable[[SessionRecord], Awaitable[Commit]]
 ) -> tuple[SessionRecord, int]:
-    """Run `change` under the session's lease and commit what it returns; return (record read, new version)."""
-    async with store.local_lock(session_id):
-        record, owner = await store.begin(session_id, exclusive=True)
+    """Run `change` holding the session (queued like a tool call) and commit what it returns.
+
+    Returns (record read, with the new state if any; new version).
+    """
+    async with store.holding(session_id) as hold:
+        record = await store.read(hold)
         if record is None:
             raise SessionNotFound(session_id)
-        try:
-            commit = await change(record)
-        except BaseException:
-            await store.abort(session_id, owner)
-            raise
-        version = await store.finish(session_id, owner, record.version, commit)
+        commit = await change(record)
+        version = await store.commit(hold, record, commit)
         if commit.state is not None:
             record.state = commit.state
         return record, version

@@ -2,11 +2,14 @@
 
 - Reads run inline on the event loop (indexed WAL reads never wait for writers; see `_read`).
 - Writes go through one writer thread per process with group commit (`sqlite_writer.Writer`).
-- Exclusive calls are serialised across processes with a POSIX record lock on one byte of a lock
-  file (byte = hash of the session id): no database write to take or release it, and the kernel
-  releases it if a worker dies. `_held` keeps two sessions whose ids hash to the same byte from
-  sharing the process's lock. Optimistic calls take no lock (a lock syscall hands the GIL to the
-  writer thread and costs more than the whole rules pipeline); the version check catches races.
+- The session lease is a POSIX record lock on one byte of a lock file (byte = hash of the session
+  id): no database write to take or release it, and the kernel releases it the moment a worker
+  dies, so a `kill -9`'d holder blocks nobody. A process waiting for a lease holds a shared lock on
+  a second byte, which the holder tests when its turn ends (see `gecko.sessions.store`). `_held`
+  keeps two sessions whose ids hash to the same byte from sharing the process's lock.
+- Tables: `sessions` (the current record), `versions` (checkpoints and JSON-Patch deltas, see
+  `gecko.sessions.versions`), `history` (one row per call, numbered per session). The file uses
+  incremental auto-vacuum, so the sweep gives the pages of purged sessions back to the file system.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -21,25 +25,30 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionRecord, VersionConflict
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.sqlite_writer import Writer, connect
 from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
+from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = 2
+_TABLES = ("sessions", "history", "snapshots", "versions", "workers")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER,
+    id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER, calls INTEGER,
     config TEXT, state TEXT, checklists TEXT);
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires);
-CREATE TABLE IF NOT EXISTS history (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, entry TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS history_session ON history(session_id, id);
-CREATE TABLE IF NOT EXISTS snapshots (
-    session_id TEXT NOT NULL, version INTEGER NOT NULL, state TEXT NOT NULL,
-    PRIMARY KEY (session_id, version));
+CREATE TABLE IF NOT EXISTS history (session_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS history_seq ON history(session_id, seq);
+CREATE TABLE IF NOT EXISTS versions (
+    session_id TEXT NOT NULL, version INTEGER NOT NULL, checkpoint INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions(session_id, version);
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
+VACUUM_PAGES = 2000
+"""Free pages given back to the file system per sweep."""
 
 
 _dumps = dumps_compact
@@ -54,8 +63,8 @@ class SqliteStore(SessionStore):
 
     backend = "sqlite"
 
-    def __init__(self, path: Path | str, ttl: float, history_limit: int = 1000) -> None:
-        super().__init__(ttl, history_limit)
+    def __init__(self, path: Path | str, retention: Retention) -> None:
+        super().__init__(retention)
         self.path = Path(path)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -63,6 +72,8 @@ class SqliteStore(SessionStore):
         self._writer: Writer | None = None
         self._lock_fd: int | None = None
         self._held: dict[int, str] = {}
+        self._waiting: set[int] = set()
+        """Slots whose 'waiting' byte this process holds (shared)."""
 
     # -- plumbing --------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -96,9 +107,13 @@ class SqliteStore(SessionStore):
         try:
             for _ in range(200):  # another worker may be creating the same tables
                 try:
-                    conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+                    conn.execute("BEGIN IMMEDIATE")
+                    _migrate(conn)
+                    conn.execute("COMMIT")
                     return
                 except sqlite3.OperationalError as exc:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
                     if "locked" not in str(exc) and "busy" not in str(exc):
                         raise
                     time.sleep(0.05)
@@ -127,8 +142,8 @@ class SqliteStore(SessionStore):
 
     @staticmethod
     def _record(row: tuple) -> SessionRecord:
-        sid, created, updated, expires, version, config, state, checklists = row[:8]
-        return SessionRecord(sid, loads(config), loads(state), version, loads(checklists),
+        sid, created, updated, expires, version, calls, config, state, checklists = row[:9]
+        return SessionRecord(sid, loads(config), loads(state), version, calls, loads(checklists),
                              created, updated, expires)
 
     async def get(self, session_id: str) -> SessionRecord | None:
@@ -139,70 +154,93 @@ class SqliteStore(SessionStore):
         return await self._write(_delete_session, session_id)
 
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
-        rows = await self._read(
-            "SELECT entry FROM (SELECT id, entry FROM history WHERE session_id=? ORDER BY id DESC LIMIT ?) "
-            "ORDER BY id LIMIT ? OFFSET ?", (session_id, self.history_limit or -1, limit, offset))
+        keep = self.retention.history_limit
+        if keep:
+            rows = await self._read(
+                "SELECT entry FROM history WHERE session_id=? AND seq > (SELECT calls - ? FROM sessions WHERE id=?) "
+                "ORDER BY seq LIMIT ? OFFSET ?", (session_id, keep, session_id, limit, offset))
+        else:
+            rows = await self._read("SELECT entry FROM history WHERE session_id=? ORDER BY seq LIMIT ? OFFSET ?",
+                                    (session_id, limit, offset))
         return [loads(r[0]) for r in rows]
 
     async def history_tail(self, session_id: str, limit: int) -> list[dict[str, Any]]:
-        rows = await self._read("SELECT entry FROM history WHERE session_id=? ORDER BY id DESC LIMIT ?",
+        if self.retention.history_limit:
+            limit = min(limit, self.retention.history_limit)
+        rows = await self._read("SELECT entry FROM history WHERE session_id=? ORDER BY seq DESC LIMIT ?",
                                 (session_id, limit))
         return [loads(r[0]) for r in reversed(rows)]
 
-    async def snapshot(self, session_id: str, version: int) -> dict[str, Any] | None:
-        rows = await self._read("SELECT state FROM snapshots WHERE session_id=? AND version=?", (session_id, version))
-        return loads(rows[0][0]) if rows else None
+    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+        rows = await self._read(
+            "SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? AND version >= "
+            "(SELECT MAX(version) FROM versions WHERE session_id=? AND checkpoint=1 AND version <= ?) ORDER BY version",
+            (session_id, version, session_id, version))
+        return [(number, bool(checkpoint), loads(body)) for number, checkpoint, body in rows]
 
     async def count(self) -> int:
         rows = await self._read("SELECT COUNT(*) FROM sessions WHERE expires>=?", (time.time(),))
         return int(rows[0][0])
 
     async def purge_expired(self) -> int:
-        return await self._write(_purge, time.time())
+        gone = await self._write(_purge, time.time())
+        if gone:
+            await self._write(lambda conn: conn.execute(f"PRAGMA incremental_vacuum({VACUUM_PAGES})").fetchall())
+        return gone
 
-    # -- serialisation of one session's calls -----------------------------------------------
-    def _try_lock(self, session_id: str, owner: str) -> bool:
-        slot = _slot(session_id)
-        if slot in self._held:
-            return False
+    # -- the lease -------------------------------------------------------------------------
+    def _lock(self, offset: int, mode: int) -> bool:
         try:
-            fcntl.lockf(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, slot)
+            fcntl.lockf(self._lock_fd, mode | fcntl.LOCK_NB, 1, offset)
         except OSError:
             return False
-        self._held[slot] = owner
         return True
 
-    def _unlock(self, session_id: str, owner: str) -> None:
+    async def _lease_try(self, session_id: str, owner: str) -> bool:
         slot = _slot(session_id)
-        if self._held.get(slot) == owner:
-            del self._held[slot]
-            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, slot)
+        if slot not in self._held and self._lock(slot, fcntl.LOCK_EX):
+            self._held[slot] = owner
+            if slot in self._waiting:  # stop announcing that we wait
+                self._waiting.discard(slot)
+                fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+            return True
+        if slot not in self._waiting and self._lock(LOCK_SLOTS + slot, fcntl.LOCK_SH):
+            self._waiting.add(slot)
+        return False
 
-    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
-        if not exclusive:
-            return await self.get(session_id)
-        if not self._try_lock(session_id, owner):
+    async def _lease_abandon(self, session_id: str) -> None:
+        slot = _slot(session_id)
+        if slot in self._waiting:
+            self._waiting.discard(slot)
+            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+
+    async def _lease_release(self, session_id: str, owner: str) -> bool:
+        slot = _slot(session_id)
+        if self._held.get(slot) != owner:
             return False
-        try:
-            record = await self.get(session_id)
-        except BaseException:
-            self._unlock(session_id, owner)
-            raise
-        if record is None:
-            self._unlock(session_id, owner)
-        return record
+        del self._held[slot]
+        fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, slot)
+        return self._others_wait(slot)
 
-    async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
+    def _others_wait(self, slot: int) -> bool:
+        """Whether another process holds the 'waiting' byte of `slot` (a shared lock we cannot upgrade)."""
+        if slot in self._held or slot in self._waiting:
+            return False
+        if self._lock(LOCK_SLOTS + slot, fcntl.LOCK_EX):
+            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+            return False
+        return True
+
+    async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
         try:
-            version = await self._write(_finish, session_id, expected_version, commit, self.ttl, self.history_limit)
+            result = await self._write(_commit_rows, record, commit, self.retention)
         finally:
-            self._unlock(session_id, owner)
-        if version < 0:
-            raise VersionConflict(f"session {session_id} changed during the call (expected version {expected_version})")
-        return version
-
-    async def abort(self, session_id: str, owner: str) -> None:
-        self._unlock(session_id, owner)
+            others = await self._lease_release(record.id, release) if release is not None else False
+        if result == -2:
+            raise SessionNotFound(record.id)
+        if result == -1:
+            raise VersionConflict(f"session {record.id} changed during the call (expected version {record.version})")
+        return (*result, others)
 
     # -- workers ---------------------------------------------------------------------------
     async def heartbeat(self) -> None:
@@ -215,37 +253,60 @@ class SqliteStore(SessionStore):
 
 
 # -- statements run on the writer thread (inside a transaction) ------------------------------
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables; a file of an older layout loses its sessions (they are short-lived by design)."""
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    if current == SCHEMA_VERSION:
+        return
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        conn.execute("COMMIT")  # auto_vacuum can only be chosen before the first table exists
+        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        conn.execute("BEGIN IMMEDIATE")
+    elif tables & set(_TABLES):
+        log.warning("session DB %s has an older layout (version %s): its sessions are dropped", conn, current)
+        for table in _TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in _SCHEMA.split(";"):  # not executescript: it would commit the open transaction
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
 def _insert_session(conn: sqlite3.Connection, r: SessionRecord) -> None:
-    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?)",
-                 (r.id, r.created, r.updated, r.expires, r.version, _dumps(r.config), _dumps(r.state),
+    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+                 (r.id, r.created, r.updated, r.expires, r.version, r.calls, _dumps(r.config), _dumps(r.state),
                   _dumps(r.checklists)))
-    conn.execute("INSERT INTO snapshots VALUES (?,?,?)", (r.id, r.version, _dumps(r.state)))
+    conn.execute("INSERT INTO versions VALUES (?,?,1,?)", (r.id, r.version, _dumps(r.state)))
+
+
+def _delete_rows(conn: sqlite3.Connection, session_id: str) -> None:
+    conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+    conn.execute("DELETE FROM history WHERE session_id=?", (session_id,))
+    conn.execute("DELETE FROM versions WHERE session_id=?", (session_id,))
 
 
 def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
-    existed = conn.execute("DELETE FROM sessions WHERE id=? AND expires>=?", (session_id, time.time())).rowcount > 0
-    conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
-    conn.execute("DELETE FROM history WHERE session_id=?", (session_id,))
-    conn.execute("DELETE FROM snapshots WHERE session_id=?", (session_id,))
-    return existed
+    existed = conn.execute("SELECT 1 FROM sessions WHERE id=? AND expires>=?", (session_id, time.time())).fetchone()
+    _delete_rows(conn, session_id)
+    return existed is not None
 
 
 def _purge(conn: sqlite3.Connection, now: float) -> int:
     gone = [r[0] for r in conn.execute("SELECT id FROM sessions WHERE expires<?", (now,)).fetchall()]
     for sid in gone:
-        conn.execute("DELETE FROM sessions WHERE id=?", (sid,))
-        conn.execute("DELETE FROM history WHERE session_id=?", (sid,))
-        conn.execute("DELETE FROM snapshots WHERE session_id=?", (sid,))
+        _delete_rows(conn, sid)
     return len(gone)
 
 
-def _finish(conn: sqlite3.Connection, session_id: str, expected: int, commit: Commit, ttl: float,
-            history_limit: int) -> int:
+def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit,
+                 retention: Retention) -> tuple[int, int] | int:
     now = time.time()
-    version = expected + (commit.state is not None)
-    sets = ["updated=?", "expires=?", "version=?"]
-    values: list[Any] = [now, now + ttl, version]
-    state_text = _dumps(commit.state) if commit.state is not None else None
+    changed = commit.state is not None
+    version = record.version + changed
+    sets = ["updated=?", "expires=?", "version=?", "calls=calls+?"]
+    values: list[Any] = [now, now + retention.ttl, version, int(commit.history is not None)]
+    state_text = _dumps(commit.state) if changed else None
     if state_text is not None:
         sets.append("state=?")
         values.append(state_text)
@@ -255,21 +316,22 @@ def _finish(conn: sqlite3.Connection, session_id: str, expected: int, commit: Co
     if commit.config is not None:
         sets.append("config=?")
         values.append(_dumps(commit.config))
-    updated = conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=? AND version=?",  # noqa: S608
-                           (*values, session_id, expected)).rowcount
-    if updated == 0:
-        return -1
+    row = conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=? AND version=? AND expires>=? "  # noqa: S608
+                       "RETURNING calls", (*values, record.id, record.version, now)).fetchone()
+    if row is None:
+        live = conn.execute("SELECT 1 FROM sessions WHERE id=? AND expires>=?", (record.id, now)).fetchone()
+        return -1 if live else -2
+    calls = int(row[0])
     if state_text is not None:
-        conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?)", (session_id, version, state_text))
+        checkpoint = retention.is_checkpoint(version, commit.patch)
+        conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)",
+                     (record.id, version, int(checkpoint), state_text if checkpoint else _dumps(commit.patch)))
+        if retention.max_versions and version % TRIM_EVERY == 0:
+            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT MAX(version) FROM versions "
+                         "WHERE session_id=? AND checkpoint=1 AND version <= ?)",
+                         (record.id, record.id, retention.oldest_version(version)))
     if commit.history is not None:
-        cur = conn.execute("INSERT INTO history (session_id, entry) VALUES (?,?)", (session_id, _dumps(commit.history)))
-        if history_limit and cur.lastrowid and cur.lastrowid % 64 == 0:
-            _trim(conn, session_id, history_limit)
-    return version
-
-
-def _trim(conn: sqlite3.Connection, session_id: str, limit: int) -> None:
-    conn.execute("DELETE FROM history WHERE session_id=? AND id < (SELECT id FROM history WHERE session_id=? "
-                 "ORDER BY id DESC LIMIT 1 OFFSET ?)", (session_id, session_id, limit - 1))
-    conn.execute("DELETE FROM snapshots WHERE session_id=? AND version < (SELECT version FROM snapshots "
-                 "WHERE session_id=? ORDER BY version DESC LIMIT 1 OFFSET ?)", (session_id, session_id, limit - 1))
+        conn.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (record.id, calls, _dumps(commit.history)))
+        if retention.history_limit and calls % TRIM_EVERY == 0:
+            conn.execute("DELETE FROM history WHERE session_id=? AND seq < ?", (record.id, retention.first_call(calls)))
+    return version, calls

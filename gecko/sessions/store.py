@@ -1,30 +1,77 @@
 """The session store interface. Backends: memory, SQLite (default), Redis.
 
-A call works on a session between `begin` (read it, optionally taking its cross-process lease) and
-`finish` (compare-and-set the state on the version read, append history, release the lease) or
-`abort`. Within a process, `local_lock` queues the calls of one session. Across processes either the
-lease serialises them (`exclusive`) or the version check does (optimistic: a stale call is re-run).
-Either way a lost update is impossible.
+Every call that changes a session (tool calls, state endpoints, checklists) runs between `acquire`
+and `release` and writes with `commit`. `acquire` is a queue, never a retry loop:
+
+1. the callers of one process line up on the session's FIFO lock (`_Gate`);
+2. the first in line takes the session's cross-process lease (an fcntl lock for SQLite, a key with
+   a short expiry, renewed while held, for Redis), polling it while another process holds it and
+   announcing that it waits.
+
+A process keeps the lease while its own callers queue, up to `TURN_CALLS` calls in a row: handing
+the session to the next local caller costs nothing and it reuses the record the last commit left,
+so a hot session pays one store read per turn, not per call. At the end of a turn, if another
+process announced that it waits, the next local caller waits `YIELD_SECONDS` before asking again,
+so the processes take turns and nobody starves. No call is ever re-run: the version check in
+`commit` (compare-and-set) is a safety net that only fires if a lease expired under a stalled holder.
+
+Retention (`versions.Retention`) is one behaviour on every store: the last `history_limit` calls
+and `max_versions` state versions are kept, expired sessions are purged by the sweep
+(`purge_expired`) with their history and versions, and `delete` frees them at once.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import copy
 import itertools
 import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionBusy, SessionRecord
+from gecko.sessions.model import Commit, SessionBusy, SessionNotFound, SessionRecord, VersionGone
+from gecko.sessions.versions import Retention, rebuild
 
-LEASE_SECONDS = 120.0
 WAIT_SECONDS = 60.0
+"""Longest wait for a session before the caller gets SessionBusy (503)."""
 WORKER_LIVE_SECONDS = 15.0
+TURN_CALLS = 16
+"""Calls a process runs on a session in a row while its own callers queue, before it lets the lease go."""
+YIELD_SECONDS = 0.004
+"""Pause before re-taking a lease another process waits for (longer than POLL_MAX_SECONDS)."""
+POLL_MAX_SECONDS = 0.002
+"""Longest pause between two attempts to take a lease held by another process."""
+
+
+@dataclass
+class _Gate:
+    """This process's view of one session: its FIFO of callers, and the lease while held."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+    """Callers holding or waiting for `lock`."""
+    owner: str | None = None
+    """Token of the cross-process lease while this process holds it."""
+    turn: int = 0
+    """Calls run in the current turn."""
+    record: SessionRecord | None = None
+    """The session as this process last committed it (valid while the lease is held)."""
+    yield_first: bool = False
+    """Another process waited when the lease was given up: let it go first."""
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A caller's right to change one session, from `acquire` to `release`."""
+
+    session_id: str
+    gate: _Gate
 
 
 class SessionStore(abc.ABC):
@@ -32,12 +79,15 @@ class SessionStore(abc.ABC):
 
     backend: str = "abstract"
 
-    def __init__(self, ttl: float, history_limit: int = 1000) -> None:
-        self.ttl = ttl
-        self.history_limit = history_limit
+    def __init__(self, retention: Retention) -> None:
+        self.retention = retention
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self._local_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._gates: dict[str, _Gate] = {}
         self._owners = itertools.count()
+
+    @property
+    def ttl(self) -> float:
+        return self.retention.ttl
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:  # noqa: B027 - optional hook
@@ -48,47 +98,60 @@ class SessionStore(abc.ABC):
 
     # -- records ---------------------------------------------------------------------------
     @abc.abstractmethod
-    async def create(self, record: SessionRecord) -> None: ...
+    async def create(self, record: SessionRecord) -> None:
+        """Store a new session; its state is version `record.version`, stored whole."""
 
     @abc.abstractmethod
-    async def get(self, session_id: str) -> SessionRecord | None: ...
+    async def get(self, session_id: str) -> SessionRecord | None:
+        """The live session, or None (never created, deleted or expired)."""
 
     @abc.abstractmethod
-    async def delete(self, session_id: str) -> bool: ...
+    async def delete(self, session_id: str) -> bool:
+        """Delete the session with its history and versions; False if there was no live session."""
 
     @abc.abstractmethod
-    async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]: ...
+    async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
+        """History entries kept (the last `history_limit`), oldest first, from `offset`."""
 
     @abc.abstractmethod
     async def history_tail(self, session_id: str, limit: int) -> list[dict[str, Any]]:
         """The last `limit` history entries, oldest first."""
 
     @abc.abstractmethod
-    async def snapshot(self, session_id: str, version: int) -> dict[str, Any] | None: ...
+    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+        """Rows `(version, is_checkpoint, state or patch)` from the last checkpoint ≤ `version` up to it."""
 
     @abc.abstractmethod
-    async def count(self) -> int: ...
+    async def count(self) -> int:
+        """Live sessions."""
 
     @abc.abstractmethod
-    async def purge_expired(self) -> int: ...
+    async def purge_expired(self) -> int:
+        """Delete expired sessions with their history and versions; return how many."""
 
-    # -- the lease -------------------------------------------------------------------------
+    # -- the lease (backends) --------------------------------------------------------------
     @abc.abstractmethod
-    async def _try_begin(self, session_id: str, owner: str, exclusive: bool) -> SessionRecord | None | bool:
-        """Read the session (taking its cross-process lease when `exclusive`).
+    async def _lease_try(self, session_id: str, owner: str) -> bool:
+        """Take the cross-process lease if free; otherwise announce that this process waits for it."""
 
-        Returns the record, False if the lease is busy, None if the session does not exist.
+    @abc.abstractmethod
+    async def _lease_release(self, session_id: str, owner: str) -> bool:
+        """Give the lease up; return whether another process announced that it waits."""
+
+    @abc.abstractmethod
+    async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
+        """Apply `commit` if the session is still at `record.version` (and live).
+
+        Releases the lease held by `release` in the same step when given. Returns (new version,
+        sequence number of the history entry or `record.calls`, whether another process waits).
+
+        Raises:
+            VersionConflict: the version moved (a lease expired under this caller).
+            SessionNotFound: the session was deleted or expired meanwhile.
         """
 
-    @abc.abstractmethod
-    async def finish(self, session_id: str, owner: str, expected_version: int, commit: Commit) -> int:
-        """Apply `commit` if the version still matches, release the lease; return the new version.
-
-        Raises VersionConflict when the version moved (the lease was lost).
-        """
-
-    @abc.abstractmethod
-    async def abort(self, session_id: str, owner: str) -> None: ...
+    async def _lease_abandon(self, session_id: str) -> None:  # noqa: B027 - optional hook
+        """Stop announcing that this process waits (it gave up). Default: nothing."""
 
     # -- workers ---------------------------------------------------------------------------
     @abc.abstractmethod
@@ -97,83 +160,155 @@ class SessionStore(abc.ABC):
     @abc.abstractmethod
     async def live_workers(self) -> int: ...
 
-    # -- shared logic ----------------------------------------------------------------------
-    async def begin(self, session_id: str, exclusive: bool = True) -> tuple[SessionRecord | None, str]:
-        """Start a call on a session; return (record or None if missing, owner token).
+    # -- serialisation of one session's changes --------------------------------------------
+    async def acquire(self, session_id: str) -> Hold:
+        """Queue for the session (in-process FIFO, then the cross-process lease) and return the hold.
 
-        `exclusive=True` waits for the session's cross-process lease, so no other worker runs a call on it
-        until `finish`/`abort` (use it when a call is expensive to redo, e.g. LLM stages).
-        `exclusive=False` is optimistic: `finish` still refuses a stale version (VersionConflict) and
-        the caller re-runs the call on the fresh state. Callers hold `local_lock` either way.
+        Raises:
+            SessionBusy: the session stayed busy for WAIT_SECONDS.
         """
-        owner = f"{self.worker_id}#{next(self._owners)}"  # unique per call; no syscall (urandom is slow on VMs)
-        deadline = time.monotonic() + WAIT_SECONDS
-        delay = 0.001
-        while True:
-            got = await self._try_begin(session_id, owner, exclusive)
-            if got is not False:
-                return got, owner  # type: ignore[return-value]
-            if time.monotonic() > deadline:
-                raise SessionBusy(f"session {session_id} stayed busy for {WAIT_SECONDS:.0f}s")
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.025)
-
-    async def acquire_local(self, session_id: str) -> Callable[[], None]:
-        """Take the in-process lock of a session; return the function that releases it (call it once).
-
-        It queues same-process callers instead of polling the store, and lets a call hand its lock to a
-        background task (the deferred state update) so the session's next call waits for that update.
-        """
-        lock, users = self._local_locks.get(session_id, (asyncio.Lock(), 0))
-        self._local_locks[session_id] = (lock, users + 1)
+        gate = self._gates.get(session_id)
+        if gate is None:
+            gate = self._gates[session_id] = _Gate()
+        gate.users += 1
         try:
-            await lock.acquire()
+            await gate.lock.acquire()
         except BaseException:
-            self._forget_local(session_id)
+            self._leave(session_id, gate)
             raise
-        released = False
+        try:
+            if gate.owner is None:
+                gate.owner = await self._wait_for_lease(session_id, gate.yield_first)
+                gate.turn, gate.record = 0, None
+            gate.yield_first = False
+            gate.turn += 1
+        except BaseException:
+            gate.lock.release()
+            self._leave(session_id, gate)
+            raise
+        return Hold(session_id, gate)
 
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                lock.release()
-                self._forget_local(session_id)
+    async def read(self, hold: Hold) -> SessionRecord | None:
+        """The held session: the record of the last commit in this turn, or a fresh read."""
+        cached = hold.gate.record
+        if cached is not None and cached.expires >= time.time():
+            return copy.copy(cached)
+        return await self.get(hold.session_id)
 
-        return release
+    async def commit(self, hold: Hold, record: SessionRecord, commit: Commit) -> int:
+        """Write `commit` on top of `record` (as read under `hold`); return the new state version."""
+        gate = hold.gate
+        assert gate.owner is not None, "commit without the lease"
+        let_go = gate.users <= 1 or gate.turn >= TURN_CALLS
+        owner = gate.owner
+        try:
+            version, calls, others = await self._commit(record, commit, owner if let_go else None)
+        except BaseException:
+            gate.record = None
+            gate.turn = TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn: `release` lets go
+            raise
+        if let_go:
+            gate.owner, gate.record = None, None
+            gate.yield_first = others and gate.users > 1
+            return version
+        now = time.time()
+        new = copy.copy(record)
+        new.version, new.calls, new.updated, new.expires = version, calls, now, now + self.ttl
+        if commit.state is not None:
+            new.state = commit.state
+        if commit.checklists is not None:
+            new.checklists = commit.checklists
+        if commit.config is not None:
+            new.config = commit.config
+        gate.record = new
+        return version
 
-    def _forget_local(self, session_id: str) -> None:
-        lock, users = self._local_locks[session_id]
-        if users <= 1:
-            del self._local_locks[session_id]
-        else:
-            self._local_locks[session_id] = (lock, users - 1)
+    async def release(self, hold: Hold) -> None:
+        """End the hold: hand the session to the next local caller, or give the lease up."""
+        gate = hold.gate
+        try:
+            if gate.owner is not None and (gate.users <= 1 or gate.turn >= TURN_CALLS):
+                owner, gate.owner, gate.record = gate.owner, None, None
+                others = await self._lease_release(hold.session_id, owner)
+                gate.yield_first = others and gate.users > 1
+        finally:
+            gate.lock.release()
+            self._leave(hold.session_id, gate)
 
     @asynccontextmanager
-    async def local_lock(self, session_id: str) -> AsyncIterator[None]:
-        """`acquire_local` as a context manager."""
-        release = await self.acquire_local(session_id)
+    async def holding(self, session_id: str) -> AsyncIterator[Hold]:
+        """`acquire` … `release` as a context manager."""
+        hold = await self.acquire(session_id)
         try:
-            yield
+            yield hold
         finally:
-            release()
+            await self.release(hold)
+
+    def _leave(self, session_id: str, gate: _Gate) -> None:
+        gate.users -= 1
+        if gate.users <= 0 and self._gates.get(session_id) is gate:
+            if gate.owner is not None:  # a cancelled acquire after the lease was taken: never strand it
+                asyncio.get_running_loop().create_task(self._lease_release(session_id, gate.owner))
+            del self._gates[session_id]
+
+    def _held_leases(self) -> list[tuple[str, str]]:
+        """(session id, owner) of every lease this process holds (Redis renews them)."""
+        return [(sid, g.owner) for sid, g in self._gates.items() if g.owner is not None]
+
+    async def _wait_for_lease(self, session_id: str, yield_first: bool) -> str:
+        owner = f"{self.worker_id}#{next(self._owners)}"  # unique per turn; no syscall (urandom is slow on VMs)
+        if yield_first:
+            await asyncio.sleep(YIELD_SECONDS)
+        deadline = time.monotonic() + WAIT_SECONDS
+        delay = 0.0002
+        try:
+            while not await self._lease_try(session_id, owner):
+                if time.monotonic() > deadline:
+                    raise SessionBusy(f"session {session_id} stayed busy for {WAIT_SECONDS:.0f}s")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, POLL_MAX_SECONDS)
+        except BaseException:
+            await self._lease_abandon(session_id)
+            raise
+        return owner
+
+    # -- versions --------------------------------------------------------------------------
+    async def state_at(self, session_id: str, version: int, current: int) -> dict[str, Any]:
+        """The state at `version` of a session now at `current`.
+
+        Raises:
+            VersionGone: `version` is newer than `current` or outside the retention window.
+        """
+        oldest = self.retention.oldest_version(current)
+        if version > current or version < oldest:
+            raise VersionGone(f"version {version} is not kept: this session keeps versions {oldest}..{current}"
+                              + (f" (the last {self.retention.max_versions})" if self.retention.max_versions else ""))
+        state = rebuild(await self._version_rows(session_id, version), version)
+        if state is None:
+            raise VersionGone(f"version {version} of session {session_id} is no longer stored")
+        return state
 
     def expiry(self) -> float:
         return time.time() + self.ttl
 
 
-def open_store(spec: str, *, sqlite_path: Any, ttl: float, history_limit: int) -> SessionStore:
-    """Build a store from `--store`: `memory`, `sqlite[:PATH]`, `redis://…`."""
+def open_store(spec: str, *, sqlite_path: Any, ttl: float, history_limit: int = 1000, max_versions: int = 1000,
+               checkpoint_every: int = 32, pool_size: int = 64) -> SessionStore:
+    """Build a store from `--store`: `memory`, `sqlite[:PATH]`, `redis://…` (Redis pool of `pool_size`)."""
+    retention = Retention(ttl, history_limit, max_versions, checkpoint_every)
     if spec == "memory":
         from gecko.sessions.memory import MemoryStore
 
-        return MemoryStore(ttl, history_limit)
+        return MemoryStore(retention)
     if spec == "sqlite" or spec.startswith("sqlite:"):
         from gecko.sessions.sqlite import SqliteStore
 
-        return SqliteStore(sqlite_path, ttl, history_limit)
+        return SqliteStore(sqlite_path, retention)
     if spec.startswith(("redis://", "rediss://", "unix://")):
         from gecko.sessions.redis import RedisStore
 
-        return RedisStore(spec, ttl, history_limit)
+        return RedisStore(spec, retention, pool_size=pool_size)
     raise ValueError(f"unknown store {spec!r}; use memory, sqlite, sqlite:PATH or redis://host:port/db")
+
+
+__all__ = ["Hold", "SessionNotFound", "SessionStore", "open_store"]

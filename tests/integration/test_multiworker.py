@@ -51,24 +51,32 @@ async def _concurrent_writes(url: str, session: str, n: int) -> list[int]:
     return [r.status_code for r in responses]
 
 
+def assert_no_lost_update(url: str, sid: str, n: int) -> None:
+    """n writes on one session: n versions, each made once, in order, and every write in the history."""
+    state = httpx.get(f"{url}/get-session-state", headers={"X-Session-ID": sid}).json()
+    assert state["version"] == n and state["state"]["counts"] == {"notes/create_note": n}
+    calls = httpx.get(f"{url}/sessions/{sid}/history", params={"limit": 1000}).json()["calls"]
+    assert sorted(c["state_version"] for c in calls) == list(range(1, n + 1))  # no gap, no duplicate
+    assert sorted(c["arguments"]["title"] for c in calls) == sorted(f"w{i}" for i in range(n))
+    titles = [httpx.get(f"{url}/sessions/{sid}/state", params={"version": v}).json()["state"]["effects"][-1]
+              ["arguments"]["title"] for v in range(1, n + 1)]
+    assert titles == [c["arguments"]["title"] for c in sorted(calls, key=lambda c: c["state_version"])]
+
+
 def test_64_concurrent_writers_lose_no_update(live_gecko):
     sid = httpx.get(f"{live_gecko}/session-id").json()["session_id"]
     statuses = asyncio.run(_concurrent_writes(live_gecko, sid, 64))
     assert statuses == [200] * 64
-    state = httpx.get(f"{live_gecko}/get-session-state", headers={"X-Session-ID": sid}).json()
-    assert state["version"] == 64
-    assert sorted(e["arguments"]["title"] for e in state["state"]["effects"]) == sorted(f"w{i}" for i in range(64))
-    assert len(httpx.get(f"{live_gecko}/sessions/{sid}/history", params={"limit": 1000}).json()["calls"]) == 64
+    assert_no_lost_update(live_gecko, sid, 64)
 
 
 def test_redis_store_with_two_workers(redis_url, tmp_path):
     with gecko_server([TOOLKITS_DIR], workers=2, state_dir=tmp_path, extra=["--store", redis_url]) as url:
         assert httpx.get(f"{url}/health").json()["store"] == "redis"
         sid = httpx.get(f"{url}/session-id").json()["session_id"]
-        statuses = asyncio.run(_concurrent_writes(url, sid, 32))
-        assert statuses == [200] * 32
-        state = httpx.get(f"{url}/get-session-state", headers={"X-Session-ID": sid}).json()
-        assert state["version"] == 32 and len(state["state"]["effects"]) == 32
+        statuses = asyncio.run(_concurrent_writes(url, sid, 64))
+        assert statuses == [200] * 64
+        assert_no_lost_update(url, sid, 64)
 
 
 def test_startup_fails_clearly_on_invalid_toolkit(tmp_path):

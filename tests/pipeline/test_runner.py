@@ -27,7 +27,7 @@ class SlowUpdater:
     async def update(self, ctx, response):
         self.seen.append(ctx.state.get("n", 0))
         await self.gate.wait()
-        return StateChange(state={**ctx.state, "n": ctx.state.get("n", 0) + 1}, patch=[{"op": "replace"}],
+        return StateChange(state={**ctx.state, "n": ctx.state.get("n", 0) + 1}, patch=[{"op": "add", "path": "/n", "value": ctx.state.get("n", 0) + 1}],
                            engine=self.engine)
 
 
@@ -36,7 +36,7 @@ async def test_deferred_update_runs_after_response_and_next_call_sees_it(tmp_pat
     await store.open()
     await store.create(SessionRecord(id="s"))
     updater = SlowUpdater()
-    runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()), exclusive=True)
+    runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()))
     op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
 
     first = await runner.run("s", op, {"title": "a", "body": "b"})

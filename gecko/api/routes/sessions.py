@@ -16,7 +16,7 @@ from gecko.api.models import (
     SessionCreate,
     SessionPublic,
 )
-from gecko.api.problems import ProblemError, not_found
+from gecko.api.problems import ProblemError
 from gecko.pipeline.runner import compact_call
 from gecko.pipeline.stages import ChecklistItem, JudgeInput
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
@@ -70,14 +70,15 @@ async def history(session_id: str, ctx: ContextDep, limit: int = Query(100, ge=1
 
 @router.get("/{session_id}/state")
 async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query(None, ge=0)) -> dict[str, Any]:
-    """The current state, or the snapshot at `version`."""
+    """The current state, or the state at `version` (rebuilt from its checkpoint and deltas).
+
+    A version outside the retention window (`--max-versions`) is a 404 naming the versions kept.
+    """
     record = await load(ctx, session_id)
     if version is None or version == record.version:
         return {"session_id": session_id, "version": record.version, "state": record.state}
-    snapshot = await ctx.store.snapshot(session_id, version)
-    if snapshot is None:
-        raise not_found(f"no snapshot of version {version} (current version {record.version})", kind="unknown-version")
-    return {"session_id": session_id, "version": version, "state": snapshot}
+    state = await ctx.store.state_at(session_id, version, record.version)
+    return {"session_id": session_id, "version": version, "state": state}
 
 
 @router.get("/{session_id}/usage")

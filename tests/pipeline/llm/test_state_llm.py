@@ -124,7 +124,7 @@ async def test_apply_real_records_reads_and_patches_writes(notes, stub, client: 
     assert [o["arguments"] for o in change.state["observed"]] == [{"folder": "a"}, {"folder": "b"}]
     assert change.state["stub_writes"] == [{"tool": "notes/create_note", "arguments": {"title": "G"}}]
     assert change.state["x"] == 1 and len(usage) == 1
-    assert {op["path"] for op in change.patch} == {"/observed", "/stub_writes"}
+    assert {op["path"] for op in change.patch} == {"/observed", "/counts", "/stub_writes"}
 
 
 async def test_apply_real_write_failure_falls_back_per_call(notes) -> None:
