@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from utils.procs import free_port, gecko_server
+from utils.procs import gecko_server, redis_server
 from utils.settings import Settings
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -58,27 +56,10 @@ def session(client: TestClient) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A throwaway redis-server on a free loopback port."""
-    binary = shutil.which("redis-server")
-    if binary is None:
+    if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed (CI installs the Debian package redis-server)")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import redis
-
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            redis.Redis(port=port).ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with redis_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
