@@ -63,18 +63,22 @@ def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
 def gecko_server(
     schemas_dirs: list[Path], *, workers: int = 2, state_dir: Path, extra: list[str] | None = None,
     env: dict[str, str] | None = None, log_path: Path | None = None, timeout: float = 90.0,
+    host: str = "127.0.0.1", prefix: list[str] | None = None,
 ) -> Iterator[str]:
-    """Run `run_gecko_server.py` on a free loopback port; yield its base URL."""
+    """Run `run_gecko_server.py` on a free port of `host` (loopback by default); yield its base URL.
+
+    `prefix` runs the server through another command, e.g. `ip netns exec NAME` (see `utils.netns`).
+    """
     port = free_port()
-    cmd = [sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--port", str(port), "--workers", str(workers),
-           "--state-dir", str(state_dir), "--log-level", "warning"]
+    cmd = [*(prefix or []), sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--port", str(port),
+           "--host", host, "--workers", str(workers), "--state-dir", str(state_dir), "--log-level", "warning"]
     for directory in schemas_dirs:
         cmd += ["--schemas-dir", str(directory)]
     cmd += extra or []
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                             env={**os.environ, **(env or {})}, cwd=REPO_ROOT)
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{host}:{port}"
     try:
         wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc)
         yield url
@@ -85,8 +89,8 @@ def gecko_server(
 
 
 @contextmanager
-def redis_server(timeout: float = 10.0) -> Iterator[str]:
-    """A throwaway `redis-server` (no persistence) on a free loopback port; yield its URL.
+def redis_server(timeout: float = 10.0, bind: tuple[str, ...] = ()) -> Iterator[str]:
+    """A throwaway `redis-server` (no persistence) on a free port of loopback (and `bind`); yield its loopback URL.
 
     Raises:
         FileNotFoundError: redis-server is not installed (Debian package `redis-server`).
@@ -95,7 +99,8 @@ def redis_server(timeout: float = 10.0) -> Iterator[str]:
     if binary is None:
         raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
     port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", *bind, "--save", "",
+                             "--appendonly", "no", "--protected-mode", "no" if bind else "yes"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
     while True:

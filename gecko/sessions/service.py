@@ -40,6 +40,8 @@ async def mutate_session(
         if record is None:
             raise SessionNotFound(session_id)
         commit = await change(record)
+        if commit.history is not None and commit.state is not None:
+            commit.history["state_version"] = record.version + 1
         version = await store.commit(hold, record, commit)
         if commit.state is not None:
             record.state = commit.state

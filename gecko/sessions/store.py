@@ -64,14 +64,24 @@ class _Gate:
     """The session as this process last committed it (valid while the lease is held)."""
     yield_first: bool = False
     """Another process waited when the lease was given up: let it go first."""
+    pending: asyncio.Future | None = None
+    """The last write of this turn still in flight (the next one is chained behind it)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Hold:
-    """A caller's right to change one session, from `acquire` to `release`."""
+    """A caller's right to change one session, from `acquire` to `release` (or a commit that hands it on)."""
 
     session_id: str
     gate: _Gate
+    handed: bool = False
+    """The session went to the next caller already (at `commit` during a turn, or at `release`)."""
+
+
+async def _settled(future: asyncio.Future | None) -> None:
+    """Wait for `future` to finish, whatever its outcome (its own caller handles its error)."""
+    if future is not None and not future.done():
+        await asyncio.wait([future])
 
 
 class SessionStore(abc.ABC):
@@ -190,50 +200,79 @@ class SessionStore(abc.ABC):
 
     async def read(self, hold: Hold) -> SessionRecord | None:
         """The held session: the record of the last commit in this turn, or a fresh read."""
-        cached = hold.gate.record
+        gate = hold.gate
+        cached = gate.record
         if cached is not None and cached.expires >= time.time():
             return copy.copy(cached)
+        await _settled(gate.pending)
         return await self.get(hold.session_id)
 
     async def commit(self, hold: Hold, record: SessionRecord, commit: Commit) -> int:
-        """Write `commit` on top of `record` (as read under `hold`); return the new state version."""
+        """Write `commit` on top of `record` (as read under `hold`); return the new state version.
+
+        While this process's turn goes on, the session is handed to the next local caller as soon as
+        the new record is known, and the write completes behind it (writes of one session are
+        chained, so they land in order); this call still returns only once its write is stored.
+        """
         gate = hold.gate
-        assert gate.owner is not None, "commit without the lease"
-        let_go = gate.users <= 1 or gate.turn >= TURN_CALLS
-        owner = gate.owner
-        try:
-            version, calls, others = await self._commit(record, commit, owner if let_go else None)
-        except BaseException:
-            gate.record = None
-            gate.turn = TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn: `release` lets go
-            raise
-        if let_go:
-            gate.owner, gate.record = None, None
+        assert gate.owner is not None and not hold.handed, "commit without holding the session"
+        owner, previous = gate.owner, gate.pending
+        if gate.users <= 1 or gate.turn >= TURN_CALLS:
+            try:
+                await _settled(previous)
+                version, _, others = await self._commit(record, commit, owner)
+            except BaseException:
+                gate.record, gate.turn = None, TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn
+                raise
+            gate.owner, gate.record, gate.pending = None, None, None
             gate.yield_first = others and gate.users > 1
             return version
         now = time.time()
         new = copy.copy(record)
-        new.version, new.calls, new.updated, new.expires = version, calls, now, now + self.ttl
+        new.version += commit.state is not None
+        new.calls += commit.history is not None
+        new.updated, new.expires = now, now + self.ttl
         if commit.state is not None:
             new.state = commit.state
         if commit.checklists is not None:
             new.checklists = commit.checklists
         if commit.config is not None:
             new.config = commit.config
-        gate.record = new
+        write = asyncio.ensure_future(self._commit_after(previous, record, commit))
+        gate.record, gate.pending = new, write
+        self._hand_over(hold)
+        try:
+            version, _, _ = await asyncio.shield(write)
+        except BaseException:
+            if gate.pending is write:
+                gate.record, gate.turn = None, TURN_CALLS
+            raise
         return version
+
+    async def _commit_after(self, previous: asyncio.Future | None, record: SessionRecord,
+                            commit: Commit) -> tuple[int, int, bool]:
+        await _settled(previous)
+        return await self._commit(record, commit, None)
 
     async def release(self, hold: Hold) -> None:
         """End the hold: hand the session to the next local caller, or give the lease up."""
+        if hold.handed:
+            return
         gate = hold.gate
         try:
             if gate.owner is not None and (gate.users <= 1 or gate.turn >= TURN_CALLS):
                 owner, gate.owner, gate.record = gate.owner, None, None
+                await _settled(gate.pending)
+                gate.pending = None
                 others = await self._lease_release(hold.session_id, owner)
                 gate.yield_first = others and gate.users > 1
         finally:
-            gate.lock.release()
-            self._leave(hold.session_id, gate)
+            self._hand_over(hold)
+
+    def _hand_over(self, hold: Hold) -> None:
+        hold.handed = True
+        hold.gate.lock.release()
+        self._leave(hold.session_id, hold.gate)
 
     @asynccontextmanager
     async def holding(self, session_id: str) -> AsyncIterator[Hold]:
@@ -247,9 +286,13 @@ class SessionStore(abc.ABC):
     def _leave(self, session_id: str, gate: _Gate) -> None:
         gate.users -= 1
         if gate.users <= 0 and self._gates.get(session_id) is gate:
-            if gate.owner is not None:  # a cancelled acquire after the lease was taken: never strand it
-                asyncio.get_running_loop().create_task(self._lease_release(session_id, gate.owner))
+            if gate.owner is not None:  # the next caller of a turn went away: never strand the lease
+                asyncio.get_running_loop().create_task(self._release_after(gate.pending, session_id, gate.owner))
             del self._gates[session_id]
+
+    async def _release_after(self, pending: asyncio.Future | None, session_id: str, owner: str) -> None:
+        await _settled(pending)
+        await self._lease_release(session_id, owner)
 
     def _held_leases(self) -> list[tuple[str, str]]:
         """(session id, owner) of every lease this process holds (Redis renews them)."""
