@@ -20,12 +20,10 @@ Run: `python bench/rule_path.py [--seconds 15] [--concurrency 64] [--workers 2] 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from utils.loadgen import load, wrk_script  # noqa: E402
 from utils.procs import free_port, gecko_server, redis_server  # noqa: E402
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
@@ -50,86 +49,6 @@ SCENARIOS = {
     "c_valid_read": ("/get_note", {"note_id": "N-123"}, 200, False),
     "d_hot_session_write": ("/create_note", {"title": "note", "body": "text", "tags": ["work"]}, 200, True),
 }
-
-WRK_SCRIPT = r"""
-local threads, count = {}, 0
-function setup(thread)
-  count = count + 1
-  thread:set("tid", count)
-  table.insert(threads, thread)
-end
-function init(args)
-  local n = #args - 3
-  local sid = args[3 + ((tid - 1) % n) + 1]
-  expected, bad, fivexx = tonumber(args[3]), 0, 0
-  req = wrk.format("POST", args[1], {["Content-Type"] = "application/json", ["X-Session-ID"] = sid}, args[2])
-end
-function request() return req end
-function response(status, headers, body)
-  if status ~= expected then bad = bad + 1 end
-  if status >= 500 then fivexx = fivexx + 1 end
-end
-function done(summary, latency, requests)
-  local b, f = 0, 0
-  for _, t in ipairs(threads) do b = b + t:get("bad"); f = f + t:get("fivexx") end
-  local e = summary.errors
-  io.write(string.format('WRK {"requests": %d, "seconds": %.3f, "unexpected_status": %d, "status_5xx": %d, ' ..
-    '"socket_errors": %d, "p50_ms": %.2f, "p99_ms": %.2f, "max_ms": %.2f}\n', summary.requests,
-    summary.duration / 1e6, b, f, e.connect + e.read + e.write + e.timeout, latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, latency.max / 1000))
-end
-"""
-
-
-def _wrk(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float,
-         concurrency: int, script: Path) -> dict:
-    cmd = ["wrk", "-t", str(concurrency), "-c", str(concurrency), "-d", f"{max(1, round(seconds))}s", "--timeout", "10s",
-           "-s", str(script), url, "--", path, json.dumps(body), str(expected), *sessions]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60, check=True).stdout
-    line = next(x for x in out.splitlines() if x.startswith("WRK "))
-    result = json.loads(line[4:])
-    result["req_per_s"] = round(result["requests"] / result["seconds"], 1)
-    return result
-
-
-async def _aiohttp_drive(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float,
-                         concurrency: int) -> dict:
-    import aiohttp
-
-    latencies: list[float] = []
-    bad = fivexx = 0
-    async with aiohttp.ClientSession(base_url=url, connector=aiohttp.TCPConnector(limit=concurrency)) as http:
-        deadline = time.perf_counter() + seconds
-        payload = json.dumps(body).encode()
-
-        async def worker(index: int) -> None:
-            nonlocal bad, fivexx
-            headers = {"X-Session-ID": sessions[index % len(sessions)], "Content-Type": "application/json"}
-            while time.perf_counter() < deadline:
-                start = time.perf_counter()
-                async with http.post(path, data=payload, headers=headers) as r:
-                    await r.read()
-                    bad += r.status != expected
-                    fivexx += r.status >= 500
-                latencies.append(time.perf_counter() - start)
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(i) for i in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    q = statistics.quantiles(latencies, n=100)
-    return {"requests": len(latencies), "seconds": round(elapsed, 3), "unexpected_status": bad, "status_5xx": fivexx,
-            "socket_errors": 0, "p50_ms": round(q[49] * 1000, 2), "p99_ms": round(q[98] * 1000, 2),
-            "max_ms": round(max(latencies) * 1000, 2), "req_per_s": round(len(latencies) / elapsed, 1)}
-
-
-def _load(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float, concurrency: int,
-          script: Path | None) -> dict:
-    if script is not None:
-        return _wrk(url, path, body, expected, sessions, seconds, concurrency, script)
-    if hasattr(os, "sched_setaffinity") and os.cpu_count() and os.cpu_count() > 1:
-        os.sched_setaffinity(0, {os.cpu_count() - 1})  # the generator on one core, as wrk would not be
-    return asyncio.run(_aiohttp_drive(url, path, body, expected, sessions, seconds, concurrency))
-
 
 def _ensure_prism(prism_dir: Path) -> Path | None:
     binary = prism_dir / "node_modules" / ".bin" / "prism"
@@ -174,8 +93,8 @@ def _run_all(url: str, prefix: str, sessions_for: dict[str, list[str]], args: ar
     for name in scenarios:
         path, body, expected, _ = SCENARIOS[name]
         sessions = sessions_for[name]
-        _load(url, prefix + path, body, expected, sessions, args.warmup, args.concurrency, script)
-        results[name] = _load(url, prefix + path, body, expected, sessions, args.seconds, args.concurrency, script)
+        load(url, prefix + path, body, expected, sessions, args.warmup, args.concurrency, script)
+        results[name] = load(url, prefix + path, body, expected, sessions, args.seconds, args.concurrency, script)
     return results
 
 
@@ -192,16 +111,13 @@ def main() -> int:
     parser.add_argument("--generator", choices=["auto", "wrk", "aiohttp"], default="auto")
     args = parser.parse_args()
     scenarios = args.scenarios.split(",")
-    use_wrk = args.generator == "wrk" or (args.generator == "auto" and shutil.which("wrk"))
+    use_wrk = args.generator != "aiohttp" and shutil.which("wrk") is not None
     out: dict = {"bench": "rule_path", "workers": args.workers, "concurrency": args.concurrency,
                  "seconds": args.seconds, "store": args.store, "generator": "wrk" if use_wrk else "aiohttp-1-core",
                  "load_before": os.getloadavg()[0]}
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        script = None
-        if use_wrk:
-            script = tmp / "gecko.lua"
-            script.write_text(WRK_SCRIPT)
+        script = wrk_script(tmp) if use_wrk else None
         extra = ["--store", stack.enter_context(redis_server())] if args.store == "redis" else []
         url = stack.enter_context(gecko_server([TOOLKITS], workers=args.workers, state_dir=tmp, extra=extra))
         with httpx.Client(base_url=url) as http:
