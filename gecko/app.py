@@ -73,7 +73,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     app.state.gecko = ctx
     for module in (health, toolkits, compat, sessions, tools):
         app.include_router(module.router)
-    _install_error_handlers(app)
+    _install_error_handlers(app, store.unavailable_errors)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
     return app
@@ -92,7 +92,7 @@ async def _housekeeping(ctx: GeckoContext) -> None:
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
-def _install_error_handlers(app: FastAPI) -> None:
+def _install_error_handlers(app: FastAPI, store_errors: tuple[type[BaseException], ...]) -> None:
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> Response:
         return exc.response()
@@ -106,6 +106,14 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _no_tool(request: Request, exc: ToolNotFound) -> Response:
         hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
         return problem_response(404, "Unknown tool", f"{exc}{hint}", "unknown-tool", suggestions=exc.suggestions)
+
+    async def _store_unavailable(request: Request, exc: Exception) -> Response:
+        log.warning("session store unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return problem_response(503, "Session store unavailable", f"the session store did not answer ({exc}); "
+                                "retry shortly", "store-unavailable", headers={"Retry-After": "1"})
+
+    for error in store_errors:
+        app.add_exception_handler(error, _store_unavailable)
 
     @app.exception_handler(VersionGone)
     async def _no_version(request: Request, exc: VersionGone) -> Response:

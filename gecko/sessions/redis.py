@@ -112,8 +112,11 @@ class RedisStore(SessionStore):
         super().__init__(retention)
         try:
             import redis.asyncio as aioredis
+            from redis.exceptions import ConnectionError as RedisConnectionError
+            from redis.exceptions import TimeoutError as RedisTimeoutError
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ValueError("the redis store needs the redis package: pip install -e '.[redis]'") from exc
+        self.unavailable_errors = (RedisConnectionError, RedisTimeoutError)
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS,
                                                         decode_responses=True)
         self._client = aioredis.Redis(connection_pool=pool)

@@ -220,7 +220,8 @@ class SqliteStore(SessionStore):
             return False
         del self._held[slot]
         fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, slot)
-        return self._others_wait(slot)
+        gate = self._gates.get(session_id)
+        return gate is not None and gate.users > 1 and self._others_wait(slot)  # only matters to local waiters
 
     def _others_wait(self, slot: int) -> bool:
         """Whether another process holds the 'waiting' byte of `slot` (a shared lock we cannot upgrade)."""

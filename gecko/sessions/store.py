@@ -88,12 +88,15 @@ class SessionStore(abc.ABC):
     """Abstract store; one instance per worker process."""
 
     backend: str = "abstract"
+    unavailable_errors: tuple[type[BaseException], ...] = ()
+    """Exceptions meaning the store cannot be reached right now (the API answers 503 with Retry-After)."""
 
     def __init__(self, retention: Retention) -> None:
         self.retention = retention
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._gates: dict[str, _Gate] = {}
         self._owners = itertools.count()
+        self._releasing: set[asyncio.Task[None]] = set()
 
     @property
     def ttl(self) -> float:
@@ -287,7 +290,9 @@ class SessionStore(abc.ABC):
         gate.users -= 1
         if gate.users <= 0 and self._gates.get(session_id) is gate:
             if gate.owner is not None:  # the next caller of a turn went away: never strand the lease
-                asyncio.get_running_loop().create_task(self._release_after(gate.pending, session_id, gate.owner))
+                task = asyncio.get_running_loop().create_task(self._release_after(gate.pending, session_id, gate.owner))
+                self._releasing.add(task)
+                task.add_done_callback(self._releasing.discard)
             del self._gates[session_id]
 
     async def _release_after(self, pending: asyncio.Future | None, session_id: str, owner: str) -> None:
