@@ -71,8 +71,9 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
-    for module in (health, toolkits, compat, sessions, tools):
-        app.include_router(module.router)
+    for router in (tools.router, health.router, toolkits.router, compat.router, sessions.router,
+                   tools.fallback_router):
+        app.include_router(router)
     _install_error_handlers(app, store.unavailable_errors)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())

@@ -14,6 +14,7 @@ from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import Engines
 from gecko.sessions.store import SessionStore
 from gecko.toolkits.registry import ToolkitRegistry
+from utils.jsonutil import loads
 from utils.settings import Settings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -83,6 +84,10 @@ async def read_json(request: Request, *, default: Any = None) -> Any:
         raise ProblemError(415, "Unsupported media type",
                            f"send the body as application/json (got {content_type or 'no content type'})",
                            "unsupported-media-type")
+    try:
+        return loads(raw)  # orjson; the standard parser below also takes what orjson refuses (huge integers)
+    except ValueError:
+        pass
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:

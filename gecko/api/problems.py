@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi.responses import JSONResponse
+from gecko.api.responses import FastJSONResponse
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -22,14 +22,14 @@ class ProblemError(Exception):
         self.headers = headers or {}
         self.extra = extra
 
-    def response(self) -> JSONResponse:
+    def response(self) -> FastJSONResponse:
         return problem_response(self.status, self.title, self.detail, self.kind, self.headers, **self.extra)
 
 
 def problem_response(status: int, title: str, detail: str, kind: str, headers: dict[str, str] | None = None,
-                     **extra: Any) -> JSONResponse:
+                     **extra: Any) -> FastJSONResponse:
     body = {"type": f"urn:gecko:problem:{kind}", "title": title, "status": status, "detail": detail, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+    return FastJSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
 def bad_request(detail: str, kind: str = "bad-request", **extra: Any) -> ProblemError:
