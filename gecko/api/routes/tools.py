@@ -50,6 +50,16 @@ async def _call(request: Request, operation: Operation, arguments: Any) -> Respo
     return _render(operation, outcome, session_id)
 
 
+async def _serve_operation_id(request: Request) -> Response:
+    params = request.path_params
+    return await call_by_operation_id(params["toolkit"], params["operation_id"], request)
+
+
+# Served by a plain Starlette route (no FastAPI parameter solving on the hot path); the FastAPI route
+# below, never reached, documents it in the OpenAPI schema.
+router.add_route("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POST"], include_in_schema=False)
+
+
 @router.post("/{toolkit}/{operation_id}")
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
     """Call a tool by operationId; the JSON body is the arguments object."""
