@@ -88,3 +88,34 @@ def test_checklist_and_rules_judge(client, session):
     assert "rejected" in verdict["items"][0]["reasoning"]
     other = client.get("/session-id").json()["session_id"]
     assert client.post(f"/sessions/{other}/judge", json={}).status_code == 422
+
+
+def test_every_version_reads_back_exactly_through_the_api(make_client):
+    client = make_client(checkpoint_every=3)
+    sid = client.post("/sessions", json={"config": {"record_reads": True}, "state": {"user": "ada"}}).json()["session_id"]
+    headers = {"X-Session-ID": sid}
+    seen = {0: {"user": "ada"}}
+
+    def remember() -> None:
+        body = client.get("/get-session-state", headers=headers).json()
+        seen[body["version"]] = body["state"]
+
+    for i in range(20):
+        assert client.post("/notes/create_note", json={"title": f"n{i}", "body": "b"}, headers=headers).status_code == 200
+        remember()
+        if i % 4 == 1:
+            client.post("/notes/get_note", json={"note_id": f"N{i}"}, headers=headers)
+            remember()
+        if i % 5 == 2:
+            client.post("/update-state-from-real", headers=headers, json={"tool_calls": [
+                {"name": "create_note", "toolkit": "notes", "arguments": {"title": "r"}, "result": {"note_id": "R"}}]})
+            remember()
+        if i == 7:
+            client.post("/set-session-state", headers=headers, json={"state": {"reset": True}})
+            remember()
+    assert sorted(seen) == list(range(len(seen)))
+    for version, state in seen.items():
+        assert client.get(f"/sessions/{sid}/state", params={"version": version}).json()["state"] == state
+    state = client.get("/get-session-state", headers=headers).json()["state"]
+    # bounded: the last 8 writes; counted since the reset (12 simulated + 2 real writes)
+    assert len(state["effects"]) == 8 and state["counts"]["notes/create_note"] == 14

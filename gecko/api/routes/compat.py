@@ -100,7 +100,7 @@ async def update_state_from_real(request: Request, sid: SessionHeaderDep, ctx: C
     async def change(record: SessionRecord) -> Commit:
         usage: list[dict[str, Any]] = []
         result = await updater.apply_real(record.state, calls, usage)
-        return Commit(state=result.state, history={
+        return Commit(state=result.state, patch=result.patch, history={
             "tool": "#update-state-from-real", "status": 200, "access": "write", "usage": usage,
             "real_calls": [{"name": c.name, "toolkit": c.toolkit, "access": c.access} for c in calls],
             "engines": {"state": {"engine": result.engine, "fallback": result.fallback}}})
