@@ -297,6 +297,7 @@ def _purge(conn: sqlite3.Connection, now: float) -> int:
     gone = [r[0] for r in conn.execute("SELECT id FROM sessions WHERE expires<?", (now,)).fetchall()]
     for sid in gone:
         _delete_rows(conn, sid)
+    conn.execute("DELETE FROM workers WHERE seen<?", (now - 10 * WORKER_LIVE_SECONDS,))  # workers long gone
     return len(gone)
 
 
