@@ -101,7 +101,7 @@ class _Run:
             outcome = TaskOutcome("errored", reason=f"{type(exc).__name__}: {exc}",
                                   trace={"id": item.key, "status": "errored", "error": text})
         entry = LedgerEntry.of(item, outcome, time.perf_counter() - started, utc_now())
-        self.ledger.append(entry)
+        await asyncio.to_thread(self.ledger.append, entry)  # its fsync must not hold up the other tasks
         if outcome.trace is not None:
             self.run_dir.append_trace(item.group, outcome.trace)
         log.log(logging.INFO if outcome.status == "done" else logging.WARNING, "task %s: %s%s", item.key,
@@ -186,6 +186,7 @@ async def _run_in(run_dir: RunDirectory, benchmark: Benchmark, items: Sequence[W
         finally:
             RunDirectory.detach_log(handler)
             ledger.close()
+            run_dir.close()
     if interrupted:
         raise RunInterrupted(summary)
     return summary

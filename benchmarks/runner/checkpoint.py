@@ -8,6 +8,7 @@ files, tau2 `results.json`) are written from the last line of every key, so they
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -88,24 +89,28 @@ class Ledger:
         self.path = path
         self._entries = read_ledger(path)
         self._appender = JsonLinesAppender(path, _parse, _ERRORS)
+        self._lock = threading.Lock()
+        """Guards `_entries` (appends may come from worker threads)."""
 
     @property
     def entries(self) -> tuple[LedgerEntry, ...]:
         """Every line so far (earlier runs' and this run's)."""
-        return tuple(self._entries)
+        with self._lock:
+            return tuple(self._entries)
 
     def latest(self) -> dict[str, LedgerEntry]:
         """The last entry of every key."""
-        return latest(self._entries)
+        return latest(self.entries)
 
     def done_keys(self) -> set[str]:
         """Keys whose last status is `done` (what a resumed run skips)."""
         return {key for key, entry in self.latest().items() if entry.status == "done"}
 
     def append(self, entry: LedgerEntry) -> None:
-        """Add one entry as a durable line."""
+        """Add one entry as a durable line (safe to call from worker threads)."""
         self._appender.append(entry.model_dump_json())
-        self._entries.append(entry)
+        with self._lock:
+            self._entries.append(entry)
 
     def close(self) -> None:
         """Close the file (idempotent)."""

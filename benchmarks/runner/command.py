@@ -105,7 +105,8 @@ def options_from_args(args: argparse.Namespace, settings: Settings) -> RunOption
     key = args.gecko_api_key
     if key is None and settings.api_key is not None:
         key = settings.api_key.get_secret_value() or None
-    cache = None if args.no_cache else (args.llm_cache or settings.llm_cache_path or settings.state_dir / "llm_cache.db")
+    off = args.no_cache or (not settings.llm_cache and args.llm_cache is None)  # GECKO_LLM_CACHE=false
+    cache = None if off else (args.llm_cache or settings.llm_cache_path or settings.state_dir / "llm_cache.db")
     return RunOptions(output_dir=args.output_dir, resume=args.resume, workers=args.workers, gecko_url=args.gecko_url,
                       gecko_api_key=key, llm_cache=cache, stop_after_untested=args.stop_after_untested,
                       debug=args.debug, verbose=args.verbose, progress=not args.no_progress)

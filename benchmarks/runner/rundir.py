@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from benchmarks.runner.errors import ResumeError
 from benchmarks.runner.files import write_atomic
@@ -88,6 +88,8 @@ class RunDirectory:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        """Guards `_traces` and keeps two threads from interleaving a trace line."""
+        self._traces: dict[str, IO[str]] = {}
 
     @classmethod
     def create(cls, output_dir: Path, name: str) -> RunDirectory:
@@ -157,10 +159,21 @@ class RunDirectory:
         self.write_json(CONFIG_FILE, config)
 
     def append_trace(self, group: str, trace: Mapping[str, Any]) -> None:
-        """Append one task's trace to `traces_<group>.jsonl`."""
+        """Append one task's trace to `traces_<group>.jsonl` (a whole line, flushed; `close` closes the files)."""
         line = json.dumps(trace, ensure_ascii=False, default=str) + "\n"
-        with self._lock, (self.path / f"traces_{group}.jsonl").open("a", encoding="utf-8") as handle:
+        with self._lock:
+            handle = self._traces.get(group)
+            if handle is None:
+                handle = self._traces[group] = (self.path / f"traces_{group}.jsonl").open("a", encoding="utf-8")
             handle.write(line)
+            handle.flush()
+
+    def close(self) -> None:
+        """Close the trace files (idempotent; a later `append_trace` opens them again)."""
+        with self._lock:
+            for handle in self._traces.values():
+                handle.close()
+            self._traces.clear()
 
     def attach_log(self, debug: bool) -> logging.Handler:
         """Send our packages' log records to `run.log` (appended on resume); detach with `detach_log`."""
