@@ -7,8 +7,8 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from bfcl_support import SINGLE_TURN_TOOLKITS, require_toolkits, sample_ids
 
+from tests.bfcl.bfcl_support import SINGLE_TURN_TOOLKITS, require_toolkits, sample_ids
 from utils.procs import gecko_server
 
 

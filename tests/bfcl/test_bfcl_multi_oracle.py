@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from multi_support import multi_turn_gecko
 
 from benchmarks.bfcl.agents import AgentSettings
 from benchmarks.bfcl.benchmark import RESULT_DIR, BfclMultiTurn
@@ -27,6 +26,7 @@ from gats.turns import TurnAgents
 from gecko_cli.main import main as gecko_main
 from inference.agents import ScriptedCall, ScriptedOracleAgent
 from inference.gecko import GeckoClient, GeckoUnavailableError
+from tests.bfcl.multi_support import multi_turn_gecko
 
 pytestmark = pytest.mark.integration
 ORACLE = "scripted-oracle"

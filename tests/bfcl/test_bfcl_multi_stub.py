@@ -9,7 +9,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from multi_support import multi_turn_gecko
 
 from benchmarks.bfcl.loader import MultiTurnTask, load_tasks
 from benchmarks.bfcl.multi_agents import MULTI_TURN_SYSTEM_PROMPT
@@ -19,6 +18,7 @@ from gats import GatsConfig
 from gats.turns import TurnAgents
 from inference.agents import LLMPlannerModel, PlannerAgent
 from inference.gecko import GeckoClient
+from tests.bfcl.multi_support import multi_turn_gecko
 from utils.llm import load_prompt
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub, stub_client

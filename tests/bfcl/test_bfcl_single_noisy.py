@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bfcl_support import NOISY_SAMPLE, run_single, traces
 
 from benchmarks.bfcl.loader import load_category
 from benchmarks.runner import RunSummary
 from inference.agents.noise import NOISE_KINDS
+from tests.bfcl.bfcl_support import NOISY_SAMPLE, run_single, traces
 
 
 def _run(url: str, out: Path, retries: int) -> tuple[RunSummary, dict[str, dict[str, Any]]]:

@@ -6,10 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bfcl_support import DATA_BUG_IDS, SINGLE_TURN_TOOLKITS, require_toolkits, run_single, sample_ids, traces
 
 from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES
 from benchmarks.bfcl.export import read_results
+from tests.bfcl.bfcl_support import (
+    DATA_BUG_IDS,
+    SINGLE_TURN_TOOLKITS,
+    require_toolkits,
+    run_single,
+    sample_ids,
+    traces,
+)
 from utils.procs import gecko_server
 
 

@@ -11,9 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from bfcl_support import SINGLE_TURN_TOOLKITS, require_toolkits
-
 from benchmarks.bfcl.export import read_results
+from tests.bfcl.bfcl_support import SINGLE_TURN_TOOLKITS, require_toolkits
 from utils.paths import REPO_ROOT
 from utils.procs import free_port, gecko_server
 

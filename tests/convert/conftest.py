@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from convert_support import run_build
 
 from gecko.convert import write_document
 from gecko.toolkits import ToolkitRegistry, load_toolkits
+from tests.convert.convert_support import run_build
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Paths and helpers shared by the converter tests (a uniquely named module, importable from tests)."""
+"""Paths and helpers shared by the converter tests."""
 
 from __future__ import annotations
 

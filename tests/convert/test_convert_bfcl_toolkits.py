@@ -8,11 +8,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from convert_support import run_build
 
 from gecko.convert import operation_names
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.toolkits import load_toolkits
+from tests.convert.convert_support import run_build
 
 COUNTS = {
     "simple_python": 400, "multiple": 200, "parallel": 200, "irrelevance": 240,

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from convert_support import EXAMPLES_DIR, REPO_ROOT
 
 from gecko.convert.cli import main
 from gecko.toolkits import load_toolkits
+from tests.convert.convert_support import EXAMPLES_DIR, REPO_ROOT
 
 README = REPO_ROOT / "gecko" / "convert" / "README.md"
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from convert_support import EXAMPLES_DIR
 
 from gecko.convert import ConversionError, from_mcp, from_openai
 from gecko.toolkits import ToolkitRegistry
+from tests.convert.convert_support import EXAMPLES_DIR
 
 PARAMS = {"type": "object", "properties": {"city": {"type": "string", "description": "City"}}, "required": ["city"]}
 

@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from llm_stage_helpers import NOTES_DOC
 
 from gecko.toolkits.loader import build_toolkit
 from gecko.toolkits.model import Toolkit
+from tests.pipeline.llm.llm_stage_helpers import NOTES_DOC
 from utils.llm import LLMClient
 from utils.llm_stub import StubConfig
 from utils.llm_stub.testing import StubHandle, run_stub, stub_client

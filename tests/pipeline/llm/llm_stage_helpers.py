@@ -1,4 +1,4 @@
-"""Shared data for the LLM stage tests (a uniquely named module, so it never clashes with other conftests)."""
+"""Shared data for the LLM stage tests."""
 
 from __future__ import annotations
 

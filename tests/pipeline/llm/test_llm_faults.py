@@ -6,7 +6,6 @@ import asyncio
 from collections import Counter
 
 import pytest
-from llm_stage_helpers import call_context
 
 from gecko.pipeline.judge.llm import LLMTaskJudge
 from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
@@ -15,6 +14,7 @@ from gecko.pipeline.state.rules import RulesStateUpdater
 from gecko.pipeline.synthesize.llm import LLMResponseSynthesizer
 from gecko.pipeline.synthesize.rules import RulesSynthesizer
 from gecko.pipeline.validate.semantic_llm import LLMSemanticValidator
+from tests.pipeline.llm.llm_stage_helpers import call_context
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 

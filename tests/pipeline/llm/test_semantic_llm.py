@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from llm_stage_helpers import call_context
 
 from gecko.pipeline.validate.semantic_llm import PROMPT_PATH, LLMSemanticValidator, soft_schema
 from utils.llm import LLMClient, UnknownModelError

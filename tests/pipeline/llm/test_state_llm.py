@@ -6,11 +6,11 @@ import copy
 import json
 
 import pytest
-from llm_stage_helpers import call_context
 
 from gecko.pipeline.stages import RealCall
 from gecko.pipeline.state.llm import PROMPTS_DIR, LLMStateUpdater, PatchOutput, patch_problems
 from gecko.pipeline.state.rules import RulesStateUpdater
+from tests.pipeline.llm.llm_stage_helpers import call_context
 from utils.llm import LLMClient
 from utils.llm import stage_tags as tags
 from utils.llm.prompts import load_prompt

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from llm_stage_helpers import call_context
 
 from gecko.pipeline.stages import CallContext, Synthesis
 from gecko.pipeline.synthesize.llm import LLMResponseSynthesizer, wrap_schema
 from gecko.pipeline.synthesize.rules import RulesSynthesizer
+from tests.pipeline.llm.llm_stage_helpers import call_context
 from utils.llm import LLMClient
 from utils.llm import stage_tags as tags
 from utils.llm_stub import FaultRates, StubConfig
