@@ -22,11 +22,11 @@ from gecko.api.security import ApiKeyMiddleware
 from gecko.pipeline.engines import build_engines, close_engines
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
-from gecko.pipeline.synthesize.generator import UnsatisfiableSchema
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict, VersionGone
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
 log = logging.getLogger("gecko")

@@ -17,7 +17,6 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from gecko.toolkits.access import operation_access
-from gecko.toolkits.formats import FORMAT_CHECKER
 from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.schemas import (
@@ -28,6 +27,7 @@ from gecko.toolkits.schemas import (
     resolve_object,
 )
 from gecko.toolkits.validation_cache import ValidationCache
+from utils.schema.formats import FORMAT_CHECKER
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from jsonschema.protocols import Validator
 
-from gecko.toolkits.fastcheck import FastCheck
+from utils.schema.fastcheck import FastCheck
 
 Access = Literal["read", "write"]
 ParamLocation = Literal["path", "query", "header", "cookie"]

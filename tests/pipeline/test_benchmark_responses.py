@@ -9,6 +9,7 @@ import pytest
 from gecko.pipeline.synthesize.rules import NO_SCHEMA_RESPONSE, synthesize_rules
 from gecko.toolkits import load_toolkits
 from utils.paths import DATA_DIR
+from utils.schema.instance import SchemaCache
 from utils.settings import Settings
 
 DIRS = [DATA_DIR / "bfcl" / "openapi" / "single_turn", DATA_DIR / "bfcl" / "openapi" / "multi_turn",
@@ -21,11 +22,11 @@ def test_every_benchmark_response_validates(directory: Path):
         pytest.skip(f"{directory} is not built (make setup builds it)")
     registry = load_toolkits([directory], cache_dir=Settings().state_dir)
     assert registry.tool_count > 0
-    validators: dict = {}
+    cache = SchemaCache()
     for toolkit in registry.toolkits.values():
         for op in toolkit.operations.values():
             for seed in ("a", "b"):
-                body = synthesize_rules(op, {}, f"{op.tool_name}|{seed}", validators)
+                body = synthesize_rules(op, {}, f"{op.tool_name}|{seed}", cache)
                 if op.response_validator is None:
                     assert body == NO_SCHEMA_RESPONSE
                 else:

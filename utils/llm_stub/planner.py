@@ -16,7 +16,7 @@ import hashlib
 import json
 from typing import Any
 
-from utils.llm_stub.schema_instance import SchemaInstanceError, generate_instance
+from utils.schema.instance import UnsatisfiableSchema, generate_instance
 
 FINAL_TEXT = "Done."
 
@@ -87,7 +87,7 @@ def planner_reply(
     functions = [t.get("function", {}) for t in tools if isinstance(t, dict)]
     chosen = next((f for f in functions if f.get("name") == forced), functions[0] if functions else {})
     try:
-        arguments = generate_instance(chosen.get("parameters") or {"type": "object"}, seed=_user_text(messages))
-    except SchemaInstanceError:
+        arguments = generate_instance(chosen.get("parameters") or {"type": "object"}, _user_text(messages))
+    except UnsatisfiableSchema:
         arguments = {}
     return None, _tool_calls([{"name": chosen.get("name", ""), "arguments": arguments}], messages)

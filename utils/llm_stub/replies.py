@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from utils.llm import stage_tags as tags
-from utils.llm_stub.schema_instance import SchemaInstanceError, generate_instance, invalid_instance, is_valid
 from utils.roles import BOOTSTRAP, CHECKLIST, JUDGE, STATE, VALIDATOR
+from utils.schema.instance import UnsatisfiableSchema, generate_instance, is_valid
 
 REJECT_TOKEN = "stub-reject"
 FAIL_TOKEN = "stub-fail"
@@ -106,8 +106,8 @@ def structured_value(stage: str | None, text: str, seed_text: str, schema: Any) 
         return intended if intended is not None else {"reply": "stub"}
     hints = tags.read_json_section(text, tags.SECTION_ARGUMENTS)
     try:
-        return generate_instance(schema, seed=seed_of(seed_text), hints=hints if isinstance(hints, dict) else None)
-    except SchemaInstanceError:
+        return generate_instance(schema, seed_of(seed_text), hints if isinstance(hints, dict) else None)
+    except UnsatisfiableSchema:
         return {}
 
 
@@ -119,5 +119,17 @@ def malformed_text(value: Any) -> str:
 
 
 def violating_value(schema: Any, seed_text: str) -> Any:
-    """A JSON value that violates `schema`."""
-    return invalid_instance(schema if schema is not None else {"type": "object", "required": ["_"]}, seed_text)
+    """A JSON value that violates `schema` (for the schema-violation fault)."""
+    schema = schema if schema is not None else {"type": "object", "required": ["_"]}
+    candidates: list[Any] = []
+    required = schema.get("required") if isinstance(schema, dict) else None
+    if required:
+        try:
+            value = generate_instance(schema, seed_of(seed_text))
+        except UnsatisfiableSchema:
+            value = None
+        if isinstance(value, dict):
+            value.pop(required[0], None)
+            candidates.append(value)
+    candidates += [{"unexpected": True}, [], "not valid", 12345, None]
+    return next((c for c in candidates if not is_valid(schema, c)), {"$invalid": [None]})

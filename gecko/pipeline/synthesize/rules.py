@@ -5,18 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, Synthesis
-from gecko.pipeline.synthesize.generator import InstanceGenerator, UnsatisfiableSchema
 from gecko.toolkits.model import Operation
 from utils.jsonutil import content_hash
 from utils.roles import ENGINE_RULES
+from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance
 
 NO_SCHEMA_RESPONSE = {"status": "ok"}
 """What an operation without a (JSON) response schema returns."""
-ATTEMPTS = 8
 
 
 def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str,
-                     validators: dict[tuple[int, int], Any] | None = None) -> Any:
+                     cache: SchemaCache | None = None) -> Any:
     """A response that validates against the operation's response schema.
 
     Raises:
@@ -24,18 +23,11 @@ def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str,
     """
     if operation.response_schema is None or operation.response_validator is None:
         return dict(NO_SCHEMA_RESPONSE)
-    last_error = "no attempt"
-    for attempt in range(ATTEMPTS):
-        echo = arguments if attempt < ATTEMPTS // 2 else {}
-        try:
-            value = InstanceGenerator(operation.response_schema, f"{seed}#{attempt}", echo, validators).generate()
-        except UnsatisfiableSchema as exc:
-            last_error = str(exc)
-            continue
-        if operation.response_is_valid(value):
-            return value
-        last_error = next(operation.response_validator.iter_errors(value)).message
-    raise UnsatisfiableSchema(f"response schema of {operation.tool_name} could not be satisfied: {last_error}")
+    try:
+        return generate_instance(operation.response_schema, seed, arguments,
+                                 check=operation.response_is_valid, cache=cache)
+    except UnsatisfiableSchema as exc:
+        raise UnsatisfiableSchema(f"response schema of {operation.tool_name} could not be satisfied: {exc}") from exc
 
 
 class RulesSynthesizer:
@@ -45,10 +37,10 @@ class RulesSynthesizer:
     needs_recent_calls = False
 
     def __init__(self) -> None:
-        self._validators: dict[tuple[int, int], Any] = {}
-        """Compiled sub-schema validators, reused across calls (schemas live as long as the process)."""
+        self._cache = SchemaCache()
+        """Compiled sub-schema checks, reused across calls (schemas live as long as the process)."""
 
     async def synthesize(self, ctx: CallContext) -> Synthesis:
         seed = content_hash(ctx.session_id, ctx.operation.tool_name, ctx.arguments)
-        body = synthesize_rules(ctx.operation, ctx.arguments, seed, self._validators)
+        body = synthesize_rules(ctx.operation, ctx.arguments, seed, self._cache)
         return Synthesis(body=body, engine=self.engine)

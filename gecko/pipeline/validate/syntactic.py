@@ -11,8 +11,8 @@ from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
-from gecko.toolkits.formats import FORMAT_HINTS
 from gecko.toolkits.model import Operation
+from utils.schema.formats import FORMAT_HINTS
 
 MAX_ERRORS = 50
 TYPE_NAMES = {

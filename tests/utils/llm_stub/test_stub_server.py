@@ -12,8 +12,8 @@ import pytest
 from utils.llm import stage_tags as tags
 from utils.llm_stub import FaultRates, StubConfig
 from utils.llm_stub.config import parse_latency
-from utils.llm_stub.schema_instance import is_valid
 from utils.llm_stub.testing import StubHandle, run_stub, run_stub_process
+from utils.schema.instance import is_valid
 
 HTTP = httpx.Client(timeout=10)
 """One client for the module: building a client per request costs ~50 ms (TLS context)."""

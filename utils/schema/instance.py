@@ -1,10 +1,10 @@
-"""Deterministic JSON Schema instance generator (the rules synthesizer's engine).
+"""Deterministic JSON Schema instance generator: Gecko's rules synthesizer and the LLM stub both use it.
 
-Given a self-contained schema (refs under root `$defs`) and a seed, produce a value that validates.
-Identifier-like fields (`id`, `*_id`, `*code`, `*number`) are derived from the seed, so different
-arguments give different ids; a field named like an argument echoes the argument when it fits.
+Given a self-contained schema (local `$ref`s, usually under root `$defs`) and a seed, produce a value that
+validates. Identifier-like fields (`id`, `*_id`, `*code`, `*number`) are derived from the seed, so
+different arguments give different ids; a field named like an argument echoes the argument when it fits.
 `oneOf`/`anyOf` prefer branches that are not error shapes (a branch whose only required/declared
-property is `error`). The caller validates the result and retries with another salt if needed.
+property is `error`). `generate_instance` runs the generator with salted seeds until a value validates.
 """
 
 from __future__ import annotations
@@ -16,27 +16,44 @@ import random
 import re
 import string
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 import rstr
 from jsonschema import Draft202012Validator
 
-from gecko.toolkits.fastcheck import FastCheck
-from gecko.toolkits.formats import FORMAT_CHECKER
+from utils.schema.fastcheck import FastCheck
+from utils.schema.formats import FORMAT_CHECKER
 
 _NO_DEFS: Mapping[str, Any] = MappingProxyType({})
 MAX_DEPTH = 8
 PATTERN_SAMPLES = 24
 RICH_DEPTH = 4
+"""Shallower than this, optional properties are filled in and arrays get an item; deeper, only what is required."""
+MAX_REF_HOPS = 64
+ATTEMPTS = 8
+"""Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 ID_KEY = re.compile(r"(^id$|_id$|Id$|ID$|(^|_)code$|Code$|(^|_)number$|Number$|_no$)")
 WORDS = ("alpha", "bravo", "cedar", "delta", "ember", "falcon", "garnet", "harbor", "indigo", "juniper",
          "kestrel", "lumen", "maple", "nimbus", "onyx", "pine", "quartz", "river", "sierra", "tundra")
 
 
 class UnsatisfiableSchema(ValueError):
-    """No instance could be generated that validates against the schema."""
+    """No instance could be generated that validates against the schema (or a `$ref` does not resolve)."""
+
+
+@dataclass
+class SchemaCache:
+    """Compiled sub-schema checks and regex samples, reusable across runs while the schemas stay alive.
+
+    Keys are `id()`s of schema objects, so keep one cache per set of long-lived schemas (the rules
+    synthesizer keeps one per process); each entry also holds its schemas, so an id is never reused.
+    """
+
+    checks: dict[tuple[int, int], tuple[FastCheck, Any, Any]] = field(default_factory=dict)
+    patterns: dict[str, list[str]] = field(default_factory=dict)
 
 
 def is_error_branch(schema: Any) -> bool:
@@ -48,24 +65,58 @@ def is_error_branch(schema: Any) -> bool:
     return (required == {"error"}) or (not required and props == {"error"})
 
 
+def is_valid(schema: Any, value: Any) -> bool:
+    """Whether `value` validates against `schema` (Draft 2020-12, with the formats Gecko checks)."""
+    return Draft202012Validator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
+
+
+def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = None, *,
+                      check: Callable[[Any], bool] | None = None, cache: SchemaCache | None = None) -> Any:
+    """A value that validates against `schema`: the first of up to `ATTEMPTS` generator runs that passes.
+
+    Args:
+        schema: a self-contained JSON Schema.
+        seed: determines every choice; equal seeds give equal values.
+        echo: argument values a same-named field may repeat (used by the first half of the attempts).
+        check: the validity test (default: `is_valid` against `schema`); pass a precompiled one.
+        cache: compiled checks to reuse across calls (see `SchemaCache`).
+
+    Raises:
+        UnsatisfiableSchema: no attempt produced a valid value.
+    """
+    check = check or (lambda value: is_valid(schema, value))
+    last_error = "no attempt"
+    for attempt in range(ATTEMPTS):
+        hints = echo if attempt < ATTEMPTS // 2 else None
+        try:
+            value = InstanceGenerator(schema, f"{seed}#{attempt}", hints, cache).generate()
+        except UnsatisfiableSchema as exc:
+            last_error = str(exc)
+            continue
+        if check(value):
+            return value
+        last_error = next(Draft202012Validator(schema, format_checker=FORMAT_CHECKER).iter_errors(value)).message
+    raise UnsatisfiableSchema(last_error)
+
+
 class InstanceGenerator:
     """One generation run: a root schema, a seed, and argument values that may be echoed."""
 
-    def __init__(self, root: Any, seed: str, echo: dict[str, Any] | None = None,
-                 validators: dict[tuple[int, int], Any] | None = None) -> None:
+    def __init__(self, root: Any, seed: str, echo: Mapping[str, Any] | None = None,
+                 cache: SchemaCache | None = None) -> None:
         """Args:
             root: the self-contained schema.
             seed: determines every choice.
             echo: argument values a same-named field may repeat.
-            validators: cache of compiled sub-schema validators keyed by `id(subschema)`; pass one that
-                lives as long as the schemas (the rules synthesizer keeps one per process) to avoid recompiling.
+            cache: compiled sub-schema checks to reuse (see `SchemaCache`); a fresh one when omitted.
         """
         self._root = root if isinstance(root, dict) else {}
+        self._root_schema = root
         self._defs = self._root.get("$defs") or _NO_DEFS
         self._seed = seed
         self._rng = random.Random(int(hashlib.sha256(seed.encode()).hexdigest()[:16], 16))
         self._echo = echo or {}
-        self._validators = validators if validators is not None else {}
+        self._cache = cache if cache is not None else SchemaCache()
 
     # -- helpers ---------------------------------------------------------------------------
     def _hex(self, key: str, length: int = 8) -> str:
@@ -75,35 +126,53 @@ class InstanceGenerator:
         if not isinstance(schema, dict):
             return schema is not False
         key = (id(schema), id(self._defs))
-        validator = self._validators.get(key)
-        if validator is None:
+        entry = self._cache.checks.get(key)
+        if entry is None:
             wrapped = {**schema, "$defs": dict(self._defs)} if self._defs and "$defs" not in schema else schema
-            validator = FastCheck(wrapped, Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER))
-            self._validators[key] = (validator, schema, self._defs)  # keep the schemas alive with their ids
-        else:
-            validator = validator[0]
-        return validator.is_valid(value)
+            entry = (FastCheck(wrapped, Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER)), schema, self._defs)
+            self._cache.checks[key] = entry  # the entry keeps the schemas alive with their ids
+        return entry[0].is_valid(value)
 
-    def _deref(self, schema: Any, depth: int = 0) -> Any:
-        while isinstance(schema, dict) and "$ref" in schema and depth < 64:
-            ref = schema["$ref"]
-            target: Any = None
-            if ref == "#":
-                target = self._root
-            elif ref.startswith("#/$defs/"):
-                key = ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~")
-                target = self._defs.get(key)
-            if target is None:
-                return {k: v for k, v in schema.items() if k != "$ref"}
+    def _deref(self, schema: Any) -> Any:
+        """Follow `$ref`s (`#`, `#/$defs/...`, or any local JSON pointer); sibling keywords are kept.
+
+        Raises:
+            UnsatisfiableSchema: an external or unresolvable `$ref`, or a chain longer than `MAX_REF_HOPS`.
+        """
+        hops = 0
+        while isinstance(schema, dict) and "$ref" in schema:
+            if hops >= MAX_REF_HOPS:
+                raise UnsatisfiableSchema("$ref chain too long or cyclic")
+            target = self._ref_target(schema["$ref"])
             siblings = {k: v for k, v in schema.items() if k not in ("$ref", "$defs")}
             schema = {**target, **siblings} if siblings and isinstance(target, dict) else target
-            depth += 1
+            hops += 1
         return schema
+
+    def _ref_target(self, ref: Any) -> Any:
+        if ref == "#":
+            return self._root_schema
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = self._defs.get(ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~"))
+            if target is not None:
+                return target
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            raise UnsatisfiableSchema(f"$ref {ref!r} is not a local JSON pointer")
+        target = self._root_schema
+        for raw in ref[2:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and token in target:
+                target = target[token]
+            elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                target = target[int(token)]
+            else:
+                raise UnsatisfiableSchema(f"$ref {ref!r} does not resolve")
+        return target
 
     # -- entry -----------------------------------------------------------------------------
     def generate(self, schema: Any = None) -> Any:
         """A value for `schema` (default: the root)."""
-        return self._value(self._root if schema is None else schema, "", 0)
+        return self._value(self._root_schema if schema is None else schema, "", 0)
 
     def _value(self, schema: Any, key: str, depth: int) -> Any:
         schema = self._deref(schema)
@@ -275,7 +344,7 @@ class InstanceGenerator:
         return value
 
     def _from_pattern(self, pattern: str, key: str, low: int, high: Any) -> str:
-        samples = self._validators.get(("re", pattern))  # type: ignore[call-overload]
+        samples = self._cache.patterns.get(pattern)
         if samples is None:
             generator = rstr.Rstr(random.Random(pattern))
             samples = []
@@ -284,7 +353,7 @@ class InstanceGenerator:
                     samples.append(generator.xeger(pattern))
                 except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
                     break
-            self._validators[("re", pattern)] = samples  # type: ignore[index]
+            self._cache.patterns[pattern] = samples
         fitting = [v for v in samples if len(v) >= low and (not isinstance(high, int) or len(v) <= high)]
         pool = fitting or samples
         if pool:
