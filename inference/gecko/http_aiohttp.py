@@ -9,8 +9,6 @@ exception classes (aiohttp's are mapped to httpx's); only the sockets change. Sa
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 
 from utils.aiohttp_pool import LazyAiohttpSession
@@ -45,7 +43,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 content = await response.read()
                 out_headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _DROP]
                 return httpx.Response(response.status, headers=out_headers, content=content, request=request)
-        except (asyncio.TimeoutError, aiohttp.ServerTimeoutError) as exc:
+        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise httpx.ReadTimeout(f"timed out: {exc}", request=request) from exc
         except aiohttp.ClientConnectorError as exc:
             raise httpx.ConnectError(str(exc), request=request) from exc

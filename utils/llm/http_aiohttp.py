@@ -10,8 +10,6 @@ SDK turns into `APITimeoutError` / `APIConnectionError`.
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx2
 
 from utils.aiohttp_pool import LazyAiohttpSession
@@ -46,7 +44,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                 content = await response.read()
                 out_headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _DROP]
                 return httpx2.Response(response.status, headers=out_headers, content=content, request=request)
-        except (asyncio.TimeoutError, aiohttp.ServerTimeoutError) as exc:
+        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise httpx2.ReadTimeout(f"timed out: {exc}", request=request) from exc
         except aiohttp.ClientConnectorError as exc:
             raise httpx2.ConnectError(str(exc), request=request) from exc

@@ -8,7 +8,6 @@ retry decisions stay in one place. Real providers should use the default SDK tra
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -46,7 +45,7 @@ class RawHTTPTransport:
                 if response.status >= 400:
                     raise HTTPStatusFailure.from_body(response.status, body, dict(response.headers))
         except aiohttp.ServerTimeoutError as exc:
-            raise asyncio.TimeoutError(str(exc)) from exc
+            raise TimeoutError(str(exc)) from exc
         except aiohttp.ClientError as exc:
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
         return parse_completion(spec, body)

@@ -171,7 +171,7 @@ class StubServer:
         if fault == "timeout":
             try:
                 await asyncio.wait_for(self.closing.wait(), self.config.hang_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             return _error(504, "timeout", "stub: injected timeout")
         if fault == "rate_limit":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import httpx2
@@ -43,7 +42,7 @@ def status_error(status: int, headers: dict[str, str] | None = None, body: objec
         (status_error(403), False, "auth"),
         (status_error(400), False, "request"),
         (status_error(404), False, "request"),
-        (asyncio.TimeoutError(), True, "timeout"),
+        (TimeoutError(), True, "timeout"),
         (ConnectionResetError("reset"), True, "connection"),
         (ValueError("bug"), False, "other"),
     ],
