@@ -15,7 +15,7 @@ FLOOR_PYTEST_ARGS ?= -m "not slow" --ignore=tests/integration/test_llm_stages.py
 	--ignore=tests/bfcl/test_bfcl_single_noisy.py --ignore=tests/convert/test_convert_bfcl_toolkits.py \
 	--ignore=tests/taubench/test_taubench_oracle.py
 
-.PHONY: setup toolkits test test-fast test-floor lint demo bench parity clean
+.PHONY: setup toolkits test test-fast test-floor lint requirements demo perf bench parity clean
 
 setup: $(STAMP) toolkits
 
@@ -31,6 +31,10 @@ toolkits: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/requirements.py --check
+
+requirements: $(STAMP)
+	$(BIN)/python scripts/requirements.py
 
 test: setup lint
 	@$(BIN)/python -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
@@ -49,8 +53,10 @@ test-floor: setup
 demo: setup
 	$(BIN)/python scripts/demo.py
 
-bench: setup
-	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+perf: setup
+	@for f in perf/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+bench: perf  # the former name
 
 parity: setup
 	$(BIN)/python scripts/taubench_parity.py run --report parity.json

@@ -31,23 +31,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCRIPTS_DIR = Path(__file__).resolve().parent
-REPO_ROOT = SCRIPTS_DIR.parent
-for _path in (str(SCRIPTS_DIR), str(REPO_ROOT)):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-from bfcl_source import SourceFile, package_version  # noqa: E402 - after the path set-up above
-from bfcl_toolkits import (  # noqa: E402
+from bfcl_source import SourceFile, package_version
+from bfcl_toolkits import (
     multi_turn_documents,
     multi_turn_inputs,
     single_turn_documents,
     single_turn_inputs,
 )
 
-from gecko.convert import dump_document  # noqa: E402
+from gecko.convert import dump_document
+from utils.paths import DATA_DIR, REPO_ROOT
 
-DEFAULT_DATA_DIR = REPO_ROOT / "data"
+DEFAULT_DATA_DIR = DATA_DIR
 CODE_GLOBS = ("gecko/convert/**/*.py", "gecko/convert/prompts/*", "scripts/bfcl_*.py", "scripts/build_toolkits.py")
 
 

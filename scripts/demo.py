@@ -22,10 +22,8 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.paths import DATA_DIR, EXAMPLE_TOOLKITS_DIR, REPO_ROOT  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
+from utils.paths import DATA_DIR, EXAMPLE_TOOLKITS_DIR, REPO_ROOT
+from utils.procs import gecko_server
 
 BFCL_TOOLKITS = DATA_DIR / "bfcl" / "openapi" / "single_turn"
 DEMO_TASKS = 20

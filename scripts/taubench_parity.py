@@ -700,7 +700,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "reference":
         reference_main(args.results, args.task_set, args.domain, cache_db=not args.no_cache)
         return 0
-    sys.path.insert(0, str(REPO_ROOT))
     if not args.no_setup:
         setup(args.venv)
     report = run_parity(args.jobs, args.kinds, args.venv, cache_db=not args.no_cache, fuzz_tasks=args.fuzz_tasks)

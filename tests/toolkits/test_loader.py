@@ -149,7 +149,7 @@ def test_large_spec_loads_fast(tmp_path):
     started = time.perf_counter()
     registry = load_toolkits([tmp_path])
     assert registry.tool_count == 1000
-    assert time.perf_counter() - started < 15  # generous for a loaded CI box; bench/ measures the real figure
+    assert time.perf_counter() - started < 15  # generous for a loaded CI box; perf/ measures the real figure
 
 
 def test_external_ref_is_a_clear_error(tmp_path):

@@ -4,7 +4,7 @@
 Gecko runs the semantic validator, the responder and the state updater on the stub (judge: rules).
 Each session makes --steps sequential write calls; all sessions run at once. Then the same sequence
 runs again on fresh sessions with the LLM cache warm: it must make 0 LLM calls and return identical
-responses. Prints one JSON object. Run: `python bench/llm_path.py [--sessions 256] [--steps 4]`.
+responses. Prints one JSON object. Run: `python perf/llm_path.py [--sessions 256] [--steps 4] [--llm-http-backend raw|aiohttp|httpx]`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.llm_stub.testing import run_stub_process  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
+from utils.llm_stub.testing import run_stub_process
+from utils.procs import gecko_server
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 
@@ -93,13 +91,16 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=256)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--latency-ms", type=int, default=500)
+    parser.add_argument("--llm-http-backend", choices=["raw", "aiohttp", "httpx"], default="raw",
+                        help="Gecko's LLM connection layer (raw: SDK-free; aiohttp/httpx: under the openai SDK)")
     args = parser.parse_args()
     result: dict = {"bench": "llm_path", "sessions": args.sessions, "steps": args.steps,
-                    "stub_latency_ms": args.latency_ms, "workers": 2}
+                    "stub_latency_ms": args.latency_ms, "workers": 2,
+                    "llm_http_backend": args.llm_http_backend}
     with run_stub_process(["--latency-ms", str(args.latency_ms)]) as stub, tempfile.TemporaryDirectory() as state:
         model = stub.model()
         extra = ["--response-model", model, "--state-model", model, "--validation-model", model,
-                 "--judge-model", "rules", "--llm-http-backend", "raw"]
+                 "--judge-model", "rules", "--llm-http-backend", args.llm_http_backend]
         with gecko_server([TOOLKITS], workers=2, state_dir=Path(state), extra=extra) as url:
             stub.reset_stats()
             latencies, first, ids, wall = asyncio.run(_run(url, args.sessions, args.steps))

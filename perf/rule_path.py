@@ -14,7 +14,7 @@ Load generator: `wrk` (Debian package) with a Lua script, one thread per connect
 connection keeps its own session id; it checks every status. Without wrk: an aiohttp generator in
 one process pinned to one core. Prints one JSON object.
 
-Run: `python bench/rule_path.py [--seconds 15] [--concurrency 64] [--workers 2] [--no-prism]`.
+Run: `python perf/rule_path.py [--seconds 15] [--concurrency 64] [--workers 2] [--no-prism]`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.loadgen import load, wrk_script  # noqa: E402
-from utils.procs import free_port, gecko_server, redis_server  # noqa: E402
+from utils.loadgen import load, wrk_script
+from utils.procs import free_port, gecko_server, redis_server
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 DOCUMENT = TOOLKITS / "notes.json"

@@ -8,7 +8,7 @@ at the same time (one session per connection in both cases). Both hosts and the 
 this machine's cores, so the split shows the cost of the shared store, not the gain of a second
 machine. Prints one JSON object.
 
-Run: `python bench/two_hosts.py [--seconds 15] [--concurrency 64] [--workers 1]`.
+Run: `python perf/two_hosts.py [--seconds 15] [--concurrency 64] [--workers 1]`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,9 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.loadgen import load, wrk_script  # noqa: E402
-from utils.netns import netns_available, veth_hosts  # noqa: E402
-from utils.procs import gecko_server, redis_server  # noqa: E402
+from utils.loadgen import load, wrk_script
+from utils.netns import netns_available, veth_hosts
+from utils.procs import gecko_server, redis_server
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 PATH, BODY = "/notes/create_note", {"title": "note", "body": "text", "tags": ["work"]}

@@ -6,7 +6,7 @@ benchmark on the shared runner in this process (the same code as `gecko bfcl`), 
 wall time of the sweep (server start-up reported apart), tasks/s, accuracy per category, and the ids that
 failed (expected: exactly the five data-bug ids). Target: under 3 minutes.
 
-    python bench/bfcl_sweep.py [--workers 32] [--max-retries 2] [--categories simple_python,...]
+    python perf/bfcl_sweep.py [--workers 32] [--max-retries 2] [--categories simple_python,...]
 """
 
 from __future__ import annotations
@@ -19,15 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.bfcl.benchmark import BfclSingleTurn  # noqa: E402
-from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES  # noqa: E402
-from benchmarks.bfcl.run_config import BfclRunConfig  # noqa: E402
-from benchmarks.bfcl.runtime import OPENAPI_DIR  # noqa: E402
-from benchmarks.runner import RunOptions, run_benchmark  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
-from utils.settings import Settings  # noqa: E402
+from benchmarks.bfcl.benchmark import BfclSingleTurn
+from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES
+from benchmarks.bfcl.run_config import BfclRunConfig
+from benchmarks.bfcl.runtime import OPENAPI_DIR
+from benchmarks.runner import RunOptions, run_benchmark
+from utils.procs import gecko_server
+from utils.settings import Settings
 
 TARGET_S = 180.0
 

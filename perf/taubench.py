@@ -6,7 +6,7 @@ Starts Gecko (rules engines, `--state-model none`, 1 worker) on the tau2 mock to
 of `run_taubench.py` in this process on every airline task (v1 by default) once with `--gats-mode none` and
 once with `hybrid`, counting every HTTP request sent to Gecko, and prints one JSON object.
 
-    python bench/taubench.py [--workers 4] [--num-tasks 50] [--task-set v1] [--gats-retries 2]
+    python perf/taubench.py [--workers 4] [--num-tasks 50] [--task-set v1] [--gats-retries 2]
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.runner import RunOptions, run_benchmark  # noqa: E402
-from benchmarks.taubench.benchmark import Tau2Benchmark  # noqa: E402
-from benchmarks.taubench.mock_toolkits import MOCK_DIR  # noqa: E402
-from benchmarks.taubench.run_config import Tau2RunConfig  # noqa: E402
-from inference.gecko import GeckoClient  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
+from benchmarks.runner import RunOptions, run_benchmark
+from benchmarks.taubench.benchmark import Tau2Benchmark
+from benchmarks.taubench.mock_toolkits import MOCK_DIR
+from benchmarks.taubench.run_config import Tau2RunConfig
+from inference.gecko import GeckoClient
+from utils.procs import gecko_server
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -9,7 +9,7 @@ the bytes the session occupies in the store after 1,000 calls and at the end, pe
 is unlimited here (`--history-limit 0 --max-versions 0`), the worst case: bytes per call must stay
 constant. Prints one JSON object.
 
-Run: `python bench/session_growth.py [--calls 5000] [--stores sqlite,redis] [--workers 1,2]`.
+Run: `python perf/session_growth.py [--calls 5000] [--stores sqlite,redis] [--workers 1,2]`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,7 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.procs import gecko_server, redis_server  # noqa: E402
+from utils.procs import gecko_server, redis_server
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 UNLIMITED = ["--history-limit", "0", "--max-versions", "0"]

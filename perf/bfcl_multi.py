@@ -6,7 +6,7 @@ With `--stub-state N`, a second pass runs N tasks against a Gecko whose state mo
 reports, per `/update-state-from-real` and per simulated write, the state model's output tokens against
 the size of the session state (JSON characters).
 
-Prints one JSON object. Run: `python bench/bfcl_multi.py [--tasks 200] [--workers 8] [--stub-state 10]`.
+Prints one JSON object. Run: `python perf/bfcl_multi.py [--tasks 200] [--workers 8] [--stub-state 10]`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import json
 import re
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -24,16 +23,14 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.bfcl.benchmark import BfclMultiTurn  # noqa: E402
-from benchmarks.bfcl.run_config import MultiTurnRunConfig  # noqa: E402
-from benchmarks.bfcl.runtime import OPENAPI_DIR  # noqa: E402
-from benchmarks.runner import RunOptions, RunSummary, run_benchmark  # noqa: E402
-from inference.gecko import GeckoClient  # noqa: E402
-from inference.gecko.http_aiohttp import AiohttpTransport  # noqa: E402
-from utils.llm_stub.testing import run_stub  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
+from benchmarks.bfcl.benchmark import BfclMultiTurn
+from benchmarks.bfcl.run_config import MultiTurnRunConfig
+from benchmarks.bfcl.runtime import OPENAPI_DIR
+from benchmarks.runner import RunOptions, RunSummary, run_benchmark
+from inference.gecko import GeckoClient
+from inference.gecko.http_aiohttp import AiohttpTransport
+from utils.llm_stub.testing import run_stub
+from utils.procs import gecko_server
 
 _KINDS = [("fork", re.compile(r"^/sessions/[^/]+/fork$")), ("judge", re.compile(r"^/sessions/[^/]+/judge$")),
           ("checklist", re.compile(r"^/sessions/[^/]+/checklist$")), ("sync", re.compile(r"^/update-state-from-real$")),
