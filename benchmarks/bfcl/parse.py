@@ -227,20 +227,3 @@ def format_calls(calls: Sequence[FunctionCall]) -> str:
 def calls_to_dicts(calls: Sequence[FunctionCall]) -> list[dict[str, dict[str, Any]]]:
     """The decoded form the official AST checker takes: `[{name: {arg: value}}, ...]`."""
     return [{call.name: dict(call.arguments)} for call in calls]
-
-
-def dicts_to_calls(decoded: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[FunctionCall]:
-    """Inverse of `calls_to_dicts`.
-
-    Raises:
-        ValueError: An item is not a one-key mapping from a name to an argument mapping.
-    """
-    calls: list[FunctionCall] = []
-    for item in decoded:
-        if not isinstance(item, Mapping) or len(item) != 1:
-            raise ValueError(f"expected a one-key mapping {{name: arguments}}, got {item!r:.80}")
-        ((name, arguments),) = item.items()
-        if not isinstance(name, str) or not isinstance(arguments, Mapping):
-            raise ValueError(f"expected {{name: {{arg: value}}}}, got {item!r:.80}")
-        calls.append(FunctionCall(name=name, arguments=dict(arguments)))
-    return calls

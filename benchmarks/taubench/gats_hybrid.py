@@ -22,7 +22,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, Optional
 
 from benchmarks.taubench.agent_tools import EnvironmentBackend
 from benchmarks.taubench.environment import DomainRuntime, Environment
@@ -41,14 +41,6 @@ MAX_CONVERSATION_CHARS = 6000
 
 class GatsUnavailableError(Exception):
     """Gecko failed, or every rehearsal of a turn failed for infrastructure reasons: the run is untested."""
-
-
-class ReferenceAgent(Protocol):
-    """A tau2 agent that can read a GATS reference for its next reply."""
-
-    async def generate(self, history: Sequence[Message], reference: Optional[str] = None) -> AssistantMessage:
-        """The next message, given the (optional) reference text."""
-        ...
 
 
 class HybridSandbox:

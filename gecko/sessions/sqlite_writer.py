@@ -24,11 +24,11 @@ def connect(path: Path, busy_timeout_ms: int = 0) -> sqlite3.Connection:
     """An autocommit connection in WAL mode.
 
     Switching to WAL needs a moment of exclusive access, which another worker starting at the same
-    time may hold: that step waits up to 30 s. Afterwards the busy timeout is `busy_timeout_ms`
+    time may hold: that step waits up to `BUSY_GIVE_UP_SECONDS`. Afterwards the busy timeout is `busy_timeout_ms`
     (0 for the writer, which retries `BEGIN IMMEDIATE` itself).
     """
-    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=30000")
+    conn = sqlite3.connect(path, timeout=BUSY_GIVE_UP_SECONDS, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_GIVE_UP_SECONDS * 1000)}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")

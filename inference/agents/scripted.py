@@ -129,10 +129,6 @@ class ScriptedNoisyAgent:
             if corruption is not None and is_named(corruption, by_index.get(corruption.call_index)):
                 self.fixed.add(corruption.call_index)
 
-    def active(self) -> list[Corruption]:
-        """The corruptions still in place."""
-        return [c for c in self.corruptions or () if c is not None and c.call_index not in self.fixed]
-
     def describe(self) -> dict[str, Any]:
         """The injected errors and whether feedback got them fixed (for traces and the demo)."""
         return {"seed": self.seed, "error_rate": self.error_rate, "corruptions": [

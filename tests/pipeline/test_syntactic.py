@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gecko.pipeline.validate.syntactic import validate_arguments, violations_detail
+from gecko.pipeline.validate.syntactic import validate_arguments
 from gecko.toolkits import load_toolkits
 from tests.conftest import TOOLKITS_DIR
 
@@ -48,7 +48,7 @@ def test_all_violations_are_reported_with_pointers_and_keywords(create_note):
 def test_messages_are_actionable_sentences(create_note):
     violations = validate_arguments(create_note, {"title": "", "body": "b", "priority": "high", "notebook": "x",
                                                   "bogus": True})
-    text = violations_detail(violations)
+    text = " ".join(v.message for v in violations)
     assert "Unknown argument 'bogus'" in text and "Allowed arguments:" in text
     assert "Argument 'title' must have at least 1 characters." in text
     assert "Argument 'priority' must be an integer, not a string." in text

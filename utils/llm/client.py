@@ -28,7 +28,7 @@ from utils.llm.errors import LLMError, LLMOutputError, LLMParseError, LLMSchemaE
 from utils.llm.jsontext import parse_json_reply
 from utils.llm.retry import RetryPolicy, Sleep, classify_error, with_retries
 from utils.llm.stage_tags import ROLE_HEADER, SCHEMA_SECTION, section
-from utils.llm.transport import ChatTransport, LLMToolCall, OpenAITransport, RawReply
+from utils.llm.transport import DEFAULT_MAX_CONNECTIONS, ChatTransport, LLMToolCall, OpenAITransport, RawReply
 from utils.llm.usage import UsageAggregator, UsageRecord
 from utils.roles import call_role
 
@@ -46,7 +46,7 @@ class ClientConfig:
     timeout_s: float = 60.0
     """Per request (each retry gets the full timeout)."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    max_concurrency: int = 256
+    max_concurrency: int = DEFAULT_MAX_CONNECTIONS
     """Concurrent requests per endpoint (base URL + model) from this process."""
     cache_enabled: bool = True
     """Use the cache (when one is given) for temperature-0 calls."""

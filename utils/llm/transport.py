@@ -16,6 +16,9 @@ from pydantic import BaseModel, ValidationError
 from utils.llm.aliases import ModelSpec
 from utils.llm.errors import LLMParseError, LLMServerError, LLMUsageError
 
+DEFAULT_MAX_CONNECTIONS = 256
+"""Connections per endpoint (and the client's concurrent requests per endpoint) unless configured."""
+
 
 @dataclass(frozen=True)
 class LLMToolCall:
@@ -159,7 +162,7 @@ class OpenAITransport:
         max_connections: connection limit per endpoint.
     """
 
-    def __init__(self, http_backend: Literal["auto", "aiohttp", "httpx"] = "auto", max_connections: int = 256) -> None:
+    def __init__(self, http_backend: Literal["auto", "aiohttp", "httpx"] = "auto", max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         from utils.aiohttp_pool import aiohttp_available
 
         if http_backend == "aiohttp" and not aiohttp_available():

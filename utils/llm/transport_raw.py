@@ -15,7 +15,7 @@ from typing import Any
 from utils.aiohttp_pool import LazyAiohttpSession
 from utils.llm.aliases import ModelSpec
 from utils.llm.retry import HTTPStatusFailure
-from utils.llm.transport import RawReply, parse_completion
+from utils.llm.transport import DEFAULT_MAX_CONNECTIONS, RawReply, parse_completion
 
 
 class RawHTTPTransport:
@@ -25,7 +25,7 @@ class RawHTTPTransport:
         max_connections: connection limit per host.
     """
 
-    def __init__(self, max_connections: int = 256) -> None:
+    def __init__(self, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         import aiohttp  # noqa: F401 - fail at construction when aiohttp is missing
 
         self._pool = LazyAiohttpSession(max_connections)

@@ -147,7 +147,3 @@ def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
             break
     return found[:MAX_ERRORS]
 
-
-def violations_detail(violations: list[Violation]) -> str:
-    """One readable paragraph: one sentence per violation."""
-    return " ".join(v.message for v in violations)
