@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gecko.pipeline.validate.semantic_llm import PROMPT_PATH, LLMSemanticValidator, soft_schema
+from tests.pipeline.llm.llm_stage_helpers import call_context
 from utils.llm import LLMClient, UnknownModelError
 from utils.llm import stage_tags as tags
 from utils.llm.prompts import load_prompt
