@@ -22,12 +22,12 @@ from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.schemas import (
     InvalidSchemaError,
     SchemaPreparer,
-    SchemaRefError,
     check_schema,
     resolve_object,
 )
 from gecko.toolkits.validation_cache import ValidationCache
 from utils.schema.formats import FORMAT_CHECKER
+from utils.schema.refs import SchemaRefError
 
 log = logging.getLogger(__name__)
 

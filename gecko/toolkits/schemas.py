@@ -15,16 +15,14 @@ from typing import Any
 
 import jsonschema_rs
 
+from utils.schema.refs import SchemaRefError, pointer_get
+
 SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 SUBSCHEMA_SINGLE = (
     "additionalProperties", "items", "not", "if", "then", "else", "contains",
     "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
 )
-
-
-class SchemaRefError(ValueError):
-    """A `$ref` that cannot be resolved inside the document."""
 
 
 class InvalidSchemaError(ValueError):
@@ -43,22 +41,6 @@ def check_schema(schema: Any, where: str) -> None:
         jsonschema_rs.meta.validate(top)
     except jsonschema_rs.ValidationError as exc:
         raise InvalidSchemaError(f"{where}: not a valid JSON Schema: {str(exc).splitlines()[0]}") from exc
-
-
-def pointer_get(doc: Any, pointer: str) -> Any:
-    """Resolve a local JSON pointer (`#/a/b`) in `doc`."""
-    if not pointer.startswith("#"):
-        raise SchemaRefError(f"external $ref {pointer!r} is not supported; bundle the document into one file")
-    node = doc
-    for raw in pointer[1:].split("/")[1:] if pointer != "#" else []:
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            raise SchemaRefError(f"$ref {pointer!r} does not resolve")
-    return node
 
 
 def resolve_object(doc: dict[str, Any], obj: Any, limit: int = 32) -> Any:

@@ -26,6 +26,7 @@ from jsonschema import Draft202012Validator
 
 from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
+from utils.schema.refs import SchemaRefError, pointer_get
 
 _NO_DEFS: Mapping[str, Any] = MappingProxyType({})
 MAX_DEPTH = 8
@@ -150,24 +151,16 @@ class InstanceGenerator:
         return schema
 
     def _ref_target(self, ref: Any) -> Any:
-        if ref == "#":
-            return self._root_schema
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        if not isinstance(ref, str):
+            raise UnsatisfiableSchema(f"$ref {ref!r} is not a string")
+        if ref.startswith("#/$defs/"):
             target = self._defs.get(ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~"))
             if target is not None:
                 return target
-        if not isinstance(ref, str) or not ref.startswith("#/"):
-            raise UnsatisfiableSchema(f"$ref {ref!r} is not a local JSON pointer")
-        target = self._root_schema
-        for raw in ref[2:].split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and token in target:
-                target = target[token]
-            elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-                target = target[int(token)]
-            else:
-                raise UnsatisfiableSchema(f"$ref {ref!r} does not resolve")
-        return target
+        try:
+            return pointer_get(self._root_schema, ref)
+        except SchemaRefError as exc:
+            raise UnsatisfiableSchema(str(exc)) from exc
 
     # -- entry -----------------------------------------------------------------------------
     def generate(self, schema: Any = None) -> Any:
