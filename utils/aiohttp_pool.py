@@ -1,21 +1,12 @@
-"""One lazily created `aiohttp.ClientSession` with a connection limit, shared by our HTTP transports.
+"""One lazily created `aiohttp.ClientSession` with a connection limit, shared by our aiohttp transports
+(the Gecko client's `inference.gecko.http_aiohttp` and the LLM client's `utils.llm.transport_raw`).
 
 Created on first use (inside the running event loop), re-created if it was closed, closed by `aclose`.
-aiohttp is imported only when a session is needed.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-
-def aiohttp_available() -> bool:
-    """Whether aiohttp can be imported."""
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 class LazyAiohttpSession:

@@ -35,7 +35,6 @@ from inference.gecko.models import (
     SessionInfo,
     StateReply,
 )
-from utils.aiohttp_pool import aiohttp_available
 
 SESSION_HEADER = "X-Session-ID"
 HISTORY_PAGE = 1000
@@ -108,7 +107,8 @@ class GeckoClient:
         backoff_s: first back-off; doubles on each retry.
         api_key: sent as `Authorization: Bearer …` when Gecko runs with `--api-key`.
         transport: an httpx transport (tests pass `httpx.MockTransport` or `httpx.ASGITransport`); default:
-            the aiohttp adapter when aiohttp is installed (much less CPU per request), else httpx's own.
+            the aiohttp adapter `inference.gecko.http_aiohttp` (much less CPU per request than httpcore's
+            pool, and it tells a request never sent from one that may have reached Gecko).
         sleep: awaited between retries (tests pass a no-op).
     """
 
@@ -126,7 +126,7 @@ class GeckoClient:
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        if transport is None and aiohttp_available():
+        if transport is None:
             transport = AiohttpTransport(max_connections)
         self.base_url = base_url.rstrip("/")
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, limits=limits,

@@ -1,10 +1,12 @@
 """An aiohttp connection layer under the Gecko client's `httpx.AsyncClient`.
 
 httpcore's pool costs about 3 ms of CPU per request at a few dozen open connections (it scans the pool on
-every request), which on a 2-core machine takes CPU from Gecko itself during a sweep. With aiohttp
-installed, `GeckoClient` plugs this transport in: httpx still builds requests and responses and keeps its
-exception classes (aiohttp's are mapped to httpx's); only the sockets change. Same idea as
-`utils.llm.http_aiohttp`, for the `httpx` package the Gecko client uses.
+every request), which on a 2-core machine takes CPU from Gecko itself during a sweep. `GeckoClient` plugs
+this transport in: httpx still builds requests and responses and keeps its exception classes; only the
+sockets change. Why not httpx-aiohttp's transport: it maps every `aiohttp.ClientConnectionError`, a
+server that dropped the connection after the request was sent included, to `httpx.ConnectTimeout`,
+which `GeckoClient` must read as "never sent" and retry; here only a failed connect
+(`ClientConnectorError`) is a `ConnectError`, anything later a `ReadError`, so a tool call never runs twice.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ValidationError
 
 from utils.llm.aliases import ModelSpec
-from utils.llm.errors import LLMParseError, LLMServerError, LLMUsageError
+from utils.llm.errors import LLMParseError, LLMServerError
 
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint (and the client's concurrent requests per endpoint) unless configured."""
@@ -157,18 +157,15 @@ class OpenAITransport:
     (`max_retries=0`): `utils.llm.retry` owns them.
 
     Args:
-        http_backend: `aiohttp` (fast connection layer, see `utils.llm.http_aiohttp`), `httpx` (the
-            SDK's default), or `auto` (aiohttp when installed).
+        http_backend: `aiohttp` (the SDK's own `DefaultAioHttpClient`: aiohttp sockets under the SDK,
+            much less CPU per call than httpx2's pool once hundreds of connections are open), `httpx`
+            (the SDK's default httpx2 pool), or `auto` (= `aiohttp`).
         max_connections: connection limit per endpoint.
     """
 
-    def __init__(self, http_backend: Literal["auto", "aiohttp", "httpx"] = "auto", max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
-        from utils.aiohttp_pool import aiohttp_available
-
-        if http_backend == "aiohttp" and not aiohttp_available():
-            raise LLMUsageError("http_backend 'aiohttp' needs the aiohttp package (pip install aiohttp)")
-        self.http_backend = "aiohttp" if http_backend == "auto" and aiohttp_available() else (
-            "httpx" if http_backend == "auto" else http_backend)
+    def __init__(self, http_backend: Literal["auto", "aiohttp", "httpx"] = "auto",
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
+        self.http_backend = "httpx" if http_backend == "httpx" else "aiohttp"
         self._max_connections = max_connections
         self._clients: dict[tuple[str, str], Any] = {}
         import openai  # noqa: F401 - imported here (about 1 s) rather than inside the first request
@@ -178,15 +175,13 @@ class OpenAITransport:
         client = self._clients.get(key)
         if client is None:
             import httpx2
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAioHttpClient
 
+            limits = httpx2.Limits(max_connections=self._max_connections,
+                                   max_keepalive_connections=self._max_connections)
             if self.http_backend == "aiohttp":
-                from utils.llm.http_aiohttp import AiohttpTransport
-
-                http_client = httpx2.AsyncClient(transport=AiohttpTransport(self._max_connections))
+                http_client = DefaultAioHttpClient(limits=limits)
             else:
-                limits = httpx2.Limits(max_connections=self._max_connections,
-                                       max_keepalive_connections=self._max_connections)
                 http_client = httpx2.AsyncClient(limits=limits)
             client = AsyncOpenAI(base_url=spec.base_url, api_key=api_key, max_retries=0, http_client=http_client)
             self._clients[key] = client

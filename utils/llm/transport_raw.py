@@ -26,8 +26,6 @@ class RawHTTPTransport:
     """
 
     def __init__(self, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
-        import aiohttp  # noqa: F401 - fail at construction when aiohttp is missing
-
         self._pool = LazyAiohttpSession(max_connections)
 
     async def complete(self, spec: ModelSpec, api_key: str, request: dict[str, Any], timeout: float,
