@@ -85,7 +85,10 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
     Raises:
         UnsatisfiableSchema: no attempt produced a valid value.
     """
-    check = check or (lambda value: is_valid(schema, value))
+    validator: Draft202012Validator | None = None
+    if check is None:
+        validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        check = validator.is_valid
     last_error = "no attempt"
     for attempt in range(ATTEMPTS):
         hints = echo if attempt < ATTEMPTS // 2 else None
@@ -96,7 +99,8 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
             continue
         if check(value):
             return value
-        last_error = next(Draft202012Validator(schema, format_checker=FORMAT_CHECKER).iter_errors(value)).message
+        validator = validator or Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        last_error = next(validator.iter_errors(value)).message
     raise UnsatisfiableSchema(last_error)
 
 
