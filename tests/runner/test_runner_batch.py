@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from runner_support import ScriptedBenchmark
 
 from benchmarks.runner import (
     PreflightError,
@@ -22,6 +21,7 @@ from benchmarks.runner import (
 )
 from benchmarks.runner.rundir import RunDirectory
 from benchmarks.runner.summary import EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED, format_table
+from tests.runner.runner_support import ScriptedBenchmark
 
 
 def _options(tmp_path: Path, **changes: object) -> RunOptions:
