@@ -157,9 +157,9 @@ class OpenAITransport:
     (`max_retries=0`): `utils.llm.retry` owns them.
 
     Args:
-        http_backend: `aiohttp` (the SDK's own `DefaultAioHttpClient`: aiohttp sockets under the SDK,
-            much less CPU per call than httpx2's pool once hundreds of connections are open), `httpx`
-            (the SDK's default httpx2 pool), or `auto` (= `aiohttp`).
+        http_backend: `aiohttp` (aiohttp sockets under the SDK, `utils.llm.http_aiohttp`: much less CPU
+            per call than httpx2's pool once hundreds of connections are open), `httpx` (the SDK's default
+            httpx2 pool), or `auto` (= `aiohttp`).
         max_connections: connection limit per endpoint.
     """
 
@@ -175,13 +175,15 @@ class OpenAITransport:
         client = self._clients.get(key)
         if client is None:
             import httpx2
-            from openai import AsyncOpenAI, DefaultAioHttpClient
+            from openai import AsyncOpenAI
 
-            limits = httpx2.Limits(max_connections=self._max_connections,
-                                   max_keepalive_connections=self._max_connections)
             if self.http_backend == "aiohttp":
-                http_client = DefaultAioHttpClient(limits=limits)
+                from utils.llm.http_aiohttp import AiohttpTransport
+
+                http_client = httpx2.AsyncClient(transport=AiohttpTransport(self._max_connections))
             else:
+                limits = httpx2.Limits(max_connections=self._max_connections,
+                                       max_keepalive_connections=self._max_connections)
                 http_client = httpx2.AsyncClient(limits=limits)
             client = AsyncOpenAI(base_url=spec.base_url, api_key=api_key, max_retries=0, http_client=http_client)
             self._clients[key] = client
