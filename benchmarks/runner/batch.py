@@ -101,7 +101,15 @@ class _Run:
             outcome = TaskOutcome("errored", reason=f"{type(exc).__name__}: {exc}",
                                   trace={"id": item.key, "status": "errored", "error": text})
         entry = LedgerEntry.of(item, outcome, time.perf_counter() - started, utc_now())
-        await asyncio.to_thread(self.ledger.append, entry)  # its fsync must not hold up the other tasks
+        # The fsync runs in a thread so it does not hold up the other tasks. Ctrl-C must not leave a line
+        # half-recorded (in the file, not yet in the ledger the official files are written from): a cancelled
+        # task first lets its append finish.
+        append = asyncio.ensure_future(asyncio.to_thread(self.ledger.append, entry))
+        try:
+            await asyncio.shield(append)
+        except asyncio.CancelledError:
+            await append
+            raise
         if outcome.trace is not None:
             self.run_dir.append_trace(item.group, outcome.trace)
         log.log(logging.INFO if outcome.status == "done" else logging.WARNING, "task %s: %s%s", item.key,

@@ -90,7 +90,7 @@ class Ledger:
         self._entries = read_ledger(path)
         self._appender = JsonLinesAppender(path, _parse, _ERRORS)
         self._lock = threading.Lock()
-        """Guards `_entries` (appends may come from worker threads)."""
+        """Guards the file line and `_entries` together (appends may come from worker threads)."""
 
     @property
     def entries(self) -> tuple[LedgerEntry, ...]:
@@ -108,8 +108,8 @@ class Ledger:
 
     def append(self, entry: LedgerEntry) -> None:
         """Add one entry as a durable line (safe to call from worker threads)."""
-        self._appender.append(entry.model_dump_json())
-        with self._lock:
+        with self._lock:  # the file and `entries` never disagree for a reader
+            self._appender.append(entry.model_dump_json())
             self._entries.append(entry)
 
     def close(self) -> None:
