@@ -35,7 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionBusy, SessionNotFound, SessionRecord, VersionGone
+from gecko.sessions.model import Commit, SessionBusy, SessionRecord, VersionGone
 from gecko.sessions.versions import Retention, rebuild
 
 WAIT_SECONDS = 60.0
@@ -357,6 +357,3 @@ def open_store(spec: str, *, sqlite_path: Any, ttl: float, history_limit: int = 
 
         return RedisStore(spec, retention, pool_size=pool_size)
     raise ValueError(f"unknown store {spec!r}; use memory, sqlite, sqlite:PATH or redis://host:port/db")
-
-
-__all__ = ["Hold", "SessionNotFound", "SessionStore", "open_store"]
