@@ -5,8 +5,8 @@ Scenarios, each `--seconds` long at `--concurrency` closed-loop connections (aft
 (a) invalid call → 422, one session per connection; (b) valid write → 200, one session per
 connection; (c) valid read → 200, one session per connection; (d) valid write with every
 connection on ONE session (a hot session: an agent's parallel tool calls, GATS attempts on one
-base). Gecko runs with `--workers` workers on the SQLite store (or `--store`); Prism (`prism mock -d`,
-dynamic mode, installed with npm into `--prism-dir` when node/npm are present) serves the same
+base). Gecko runs with `--workers` workers on the SQLite store (or `--store`); Prism (`prism mock -d -v error`:
+dynamic mode, no per-request log; installed with npm into `--prism-dir` when node/npm are present) serves the same
 OpenAPI document in the same run, and the ratio Gecko/Prism is printed per scenario ((d) is compared
 with Prism's (b): Prism keeps no session).
 
@@ -63,7 +63,10 @@ def _ensure_prism(prism_dir: Path) -> Path | None:
 @contextmanager
 def _prism(binary: Path) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([str(binary), "mock", "-d", "-h", "127.0.0.1", "-p", str(port), str(DOCUMENT)],
+    # `-v error`: Prism logs every request at its default level, which halves its throughput; Gecko runs
+    # with --log-level warning, so both are measured without per-request logging.
+    proc = subprocess.Popen([str(binary), "mock", "-d", "-v", "error", "-h", "127.0.0.1", "-p", str(port),
+                             str(DOCUMENT)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
