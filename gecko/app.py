@@ -19,6 +19,7 @@ from gecko.api.deps import GeckoContext
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.routes import compat, health, sessions, toolkits, tools
 from gecko.api.security import ApiKeyMiddleware
+from gecko.mcp.http import McpHttpEndpoint, mcp_routes
 from gecko.pipeline.engines import build_engines, close_engines
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
@@ -41,8 +42,8 @@ def _version() -> str:
         return "0.0.0+local"
 
 
-def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> FastAPI:
-    """Build the app; toolkits are loaded now (or taken from `registry`), the store opens at start-up."""
+def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -> GeckoContext:
+    """Toolkits (loaded now unless given), engines, store and runner of one worker; the store opens in `serving`."""
     if registry is None:
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
                                  cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
@@ -51,30 +52,45 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
                        history_limit=settings.history_limit, max_versions=settings.max_versions,
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
     runner = CallRunner(store, engines)
-    ctx = GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
+    return GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
+
+
+@contextlib.asynccontextmanager
+async def serving(ctx: GeckoContext) -> AsyncIterator[None]:
+    """Open the store and keep it tidy while serving; at the end drain deferred updates and close everything."""
+    await ctx.store.open()
+    await ctx.store.heartbeat()
+    task = asyncio.create_task(_housekeeping(ctx))
+    try:
+        yield
+    finally:
+        await ctx.runner.drain()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await close_engines(ctx.engines)
+        await ctx.store.close()
+
+
+def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> FastAPI:
+    """Build the app; toolkits are loaded now (or taken from `registry`), the store opens at start-up."""
+    ctx = build_context(settings, registry)
+    mcp = McpHttpEndpoint(ctx)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await store.open()
-        await store.heartbeat()
-        task = asyncio.create_task(_housekeeping(ctx))
-        try:
+        async with serving(ctx), mcp.run():
             yield
-        finally:
-            await runner.drain()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            await close_engines(engines)
-            await store.close()
 
     app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
+    # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
+    app.router.routes.extend(mcp_routes(mcp))
     for router in (tools.router, health.router, toolkits.router, compat.router, sessions.router,
                    tools.fallback_router):
         app.include_router(router)
-    _install_error_handlers(app, store.unavailable_errors)
+    _install_error_handlers(app, ctx.store.unavailable_errors)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
     return app

@@ -25,6 +25,7 @@ from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.result import UpstreamResult
 from utils.jsonutil import content_hash
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,24 @@ class CallOutcome:
     state_version: int = 0
     state_pending: bool = False
     """True when the state update is still running (deferred); `state_version` is then the version it will have."""
+    upstream: UpstreamResult | None = None
+    """Set when a real upstream answered (hybrid or passthrough session); `body` is then its HTTP body."""
+
+    def errors(self) -> list[dict[str, str]]:
+        """Every reason a rejected call was rejected: pointer, keyword, message and source."""
+        if self.violations:
+            return [{**v.public(), "source": "syntactic"} for v in self.violations]
+        return [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"}
+                for m in (self.semantic.errors if self.semantic else [])]
+
+    def detail(self) -> str:
+        """The readable problem detail of a rejected call: what the agent can act on."""
+        return " ".join(e["message"] for e in self.errors()) or "The arguments were rejected."
+
+    @property
+    def semantic_outcome(self) -> str:
+        """`valid`, `invalid`, `unchecked` or `skipped` (no semantic validator)."""
+        return self.semantic.outcome if self.semantic else "skipped"
 
 
 @dataclass

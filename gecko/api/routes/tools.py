@@ -28,19 +28,12 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
     headers = {SESSION_HEADER: session_id, "X-Gecko-State-Version": str(outcome.state_version)}
     if outcome.state_pending:
         headers["X-Gecko-State"] = "pending"
-    semantic = outcome.semantic.outcome if outcome.semantic else "skipped"
-    headers["X-Gecko-Semantic"] = semantic
+    headers["X-Gecko-Semantic"] = outcome.semantic_outcome
     if outcome.status == 200:
         return FastJSONResponse(outcome.body, headers=headers)
-    if outcome.violations:
-        errors = [{**v.public(), "source": "syntactic"} for v in outcome.violations]
-    else:
-        errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"}
-                  for m in (outcome.semantic.errors if outcome.semantic else [])]
-    detail = " ".join(e["message"] for e in errors) or "The arguments were rejected."
     return problem_response(
-        422, "Invalid tool arguments", detail, "invalid-arguments", headers=headers,
-        tool=operation.tool_name, errors=errors,
+        422, "Invalid tool arguments", outcome.detail(), "invalid-arguments", headers=headers,
+        tool=operation.tool_name, errors=outcome.errors(),
     )
 
 

@@ -1,0 +1,211 @@
+"""Gecko operations as MCP tools: names, input and output schemas, annotations.
+
+One catalog per endpoint: `/mcp` lists every toolkit's tools as `{toolkit}__{name}`, `/mcp/{toolkit}` lists
+one toolkit's tools under their own names (the original name when MCP allows it, so a simulated twin of a
+real MCP server offers exactly the names of the real one). Catalogs are built once per worker and endpoint.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp import types
+
+from gecko.toolkits.model import Operation, Toolkit
+from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+
+MCP_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+"""Tool names the MCP specification accepts (2025-11-25)."""
+MAX_NAME = 128
+SEPARATOR = "__"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def mcp_name(text: str) -> str:
+    """`text` made a valid MCP tool name (runs of other characters become `_`; long names end with a hash)."""
+    if MCP_NAME_RE.match(text):
+        return text
+    name = _UNSAFE.sub("_", text).strip("_") or "tool"
+    if len(name) > MAX_NAME:
+        name = name[: MAX_NAME - 9] + "_" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    return name
+
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
+_SCHEMA_ONES = ("items", "contains", "not", "if", "then", "else", "propertyNames", "unevaluatedItems",
+                "additionalItems")
+"""Keywords whose values are subschemas. `additionalProperties`/`unevaluatedProperties` are left alone:
+`false` there is idiomatic and some providers require it literally."""
+
+
+def portable(schema: Any) -> Any:
+    """`schema` with boolean subschemas spelled as objects (`true` → `{}`, `false` → `{"not": {}}`).
+
+    Equivalent JSON Schema that clients mapping tool schemas onto object-only dialects accept (the MCP
+    Inspector's `--strict` check flags bare booleans as errors).
+    """
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _SCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: portable(sub) for name, sub in out[key].items()}
+    for key in _SCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [portable(sub) for sub in out[key]]
+    for key in _SCHEMA_ONES:
+        if key in out:
+            value = out[key]
+            out[key] = [portable(sub) for sub in value] if isinstance(value, list) else portable(value)
+    for key in ("additionalProperties", "unevaluatedProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = portable(out[key])
+    return out
+
+
+def _describes_objects(schema: Any, defs: dict[str, Any], depth: int = 0) -> bool:
+    """True when every value valid against `schema` is a JSON object (following `$ref`, oneOf, anyOf, allOf)."""
+    if not isinstance(schema, dict) or depth > 16:
+        return False
+    if schema.get("type") == "object":
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _describes_objects(defs.get(ref.removeprefix("#/$defs/")), defs, depth + 1)
+    if isinstance(schema.get("allOf"), list) and any(
+            _describes_objects(s, defs, depth + 1) for s in schema["allOf"]):
+        return True
+    branches = [b for key in ("oneOf", "anyOf") for b in (schema.get(key) or [])]
+    return bool(branches) and all(_describes_objects(b, defs, depth + 1) for b in branches)
+
+
+def output_schema(operation: Operation) -> dict[str, Any] | None:
+    """The response schema as an MCP `outputSchema` (root `type: object`), or None when responses are not objects."""
+    schema = operation.response_schema
+    if operation.extensions.get("x-gecko-response-origin") == "generic":
+        return None  # the source declared no result: promise nothing the real tool does not
+    if not schema or not _describes_objects(schema, schema.get("$defs") or {}):
+        return None
+    schema = portable(schema)
+    return schema if schema.get("type") == "object" else {"type": "object", **schema}
+
+
+def annotations(operation: Operation) -> types.ToolAnnotations:
+    """`readOnlyHint` from the read/write kind; a write may change or delete data (`destructiveHint`)."""
+    read = operation.access == "read"
+    return types.ToolAnnotations(readOnlyHint=read, destructiveHint=not read, idempotentHint=True if read else None)
+
+
+def _description(operation: Operation) -> str:
+    text = operation.description or operation.summary
+    return text or f"{operation.method.upper()} {operation.path} ({operation.access})"
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One operation under its MCP name."""
+
+    name: str
+    operation: Operation
+
+    def listing(self) -> types.Tool:
+        """The `tools/list` entry."""
+        op = self.operation
+        return types.Tool(
+            name=self.name,
+            title=op.original_name if op.original_name != self.name else None,
+            description=_description(op),
+            inputSchema=portable(op.args_schema),
+            outputSchema=output_schema(op),
+            annotations=annotations(op),
+            _meta={"gecko/tool": op.tool_name, "gecko/access": op.access},
+        )
+
+
+class McpCatalog:
+    """The tools of one MCP endpoint, by MCP name."""
+
+    def __init__(self, tools: Iterable[McpTool]) -> None:
+        self.tools = {t.name: t for t in tools}
+        self.listing = [t.listing() for t in self.tools.values()]
+
+    def get(self, name: str) -> Operation:
+        """The operation behind an MCP tool name.
+
+        Raises:
+            ToolNotFound: no such tool at this endpoint (with the nearest names).
+        """
+        tool = self.tools.get(name)
+        if tool is None:
+            near = difflib.get_close_matches(name, list(self.tools), n=5, cutoff=0.5)
+            raise ToolNotFound(f"unknown tool {name!r}", near)
+        return tool.operation
+
+    @classmethod
+    def for_toolkit(cls, toolkit: Toolkit) -> McpCatalog:
+        """One toolkit's tools under their original names where MCP accepts them, else their operationIds."""
+        return cls(_unique((_own_name(op), op) for op in toolkit.operations.values()))
+
+    @classmethod
+    def for_registry(cls, registry: ToolkitRegistry) -> McpCatalog:
+        """Every toolkit's tools as `{toolkit}__{name}`."""
+        return cls(_unique((mcp_name(f"{mcp_name(tk.name)}{SEPARATOR}{_own_name(op)}"), op)
+                           for tk in registry.toolkits.values() for op in tk.operations.values()))
+
+
+def _own_name(operation: Operation) -> str:
+    original = operation.original_name
+    return original if MCP_NAME_RE.match(original) else mcp_name(operation.operation_id)
+
+
+def _unique(pairs: Iterable[tuple[str, Operation]]) -> list[McpTool]:
+    """Distinct names: a clash gets `_2`, `_3`, … in the order given (registry and document order: stable)."""
+    taken: set[str] = set()
+    tools = []
+    for name, op in pairs:
+        candidate, counter = name, 2
+        while candidate in taken:
+            suffix = f"_{counter}"
+            candidate = name[: MAX_NAME - len(suffix)] + suffix
+            counter += 1
+        taken.add(candidate)
+        tools.append(McpTool(candidate, op))
+    return tools
+
+
+class McpCatalogs:
+    """Catalogs of one worker, built on first use per endpoint."""
+
+    def __init__(self, registry: ToolkitRegistry) -> None:
+        self.registry = registry
+        self._cache: dict[str | None, McpCatalog] = {}
+
+    def get(self, toolkit: str | None) -> McpCatalog:
+        """The catalog of `/mcp` (None) or `/mcp/{toolkit}`.
+
+        Raises:
+            ToolNotFound: unknown toolkit (with the nearest names).
+        """
+        found = self._cache.get(toolkit)
+        if found is not None:
+            return found
+        if toolkit is None:
+            catalog = McpCatalog.for_registry(self.registry)
+        else:
+            kit = self.registry.toolkit(toolkit)
+            if kit is None:
+                near = difflib.get_close_matches(toolkit, list(self.registry.toolkits), n=5, cutoff=0.5)
+                raise ToolNotFound(f"unknown toolkit {toolkit!r}", near)
+            catalog = McpCatalog.for_toolkit(kit)
+        self._cache[toolkit] = catalog
+        return catalog

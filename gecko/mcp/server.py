@@ -1,0 +1,108 @@
+"""The MCP server over Gecko's pipeline (official `mcp` SDK, low-level `Server`): tools/list and tools/call.
+
+A call goes through `CallRunner.run`, exactly as `POST /{toolkit}/{operationId}` does: syntactic and semantic
+validation, synthesis (or the upstream in hybrid sessions), state, history, usage. A rejected call is a tool
+result with `isError: true` whose text is the problem detail (what MCP clients show the model); a success
+carries `structuredContent` (object responses) and the JSON text.
+
+Which session and which tools a request sees comes from a `binding` callable, so the same server serves
+streamable HTTP (per request, from the HTTP layer) and stdio (one session per process).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp import types
+from mcp.server.lowlevel import Server
+
+from gecko.mcp.catalog import McpCatalog
+from gecko.pipeline.runner import CallOutcome, CallRunner
+from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
+from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.errors import UpstreamError
+
+log = logging.getLogger(__name__)
+META_PREFIX = "gecko/"
+NO_SESSION = ("No Gecko session is bound to this MCP connection: initialize a session first (Gecko creates "
+              "one, or binds the one named in the X-Session-ID header), or send X-Session-ID on every request.")
+
+
+@dataclass(frozen=True)
+class McpBinding:
+    """What one MCP request works on."""
+
+    catalog: McpCatalog
+    runner: CallRunner
+    session_id: str | None
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_error(message: str, **meta: Any) -> types.CallToolResult:
+    """A tool result the model reads as an error."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], isError=True,
+                                _meta={META_PREFIX + k: v for k, v in meta.items()} or None)
+
+
+def render_outcome(outcome: CallOutcome, tool_name: str) -> types.CallToolResult:
+    """A pipeline outcome as an MCP tool result."""
+    meta = {META_PREFIX + "state_version": outcome.state_version,
+            META_PREFIX + "semantic": outcome.semantic_outcome}
+    if outcome.upstream is not None:
+        return outcome.upstream.mcp_result(meta)
+    if outcome.status != 200:
+        problem = {"type": "urn:gecko:problem:invalid-arguments", "title": "Invalid tool arguments",
+                   "status": outcome.status, "detail": outcome.detail(), "tool": tool_name, "errors": outcome.errors()}
+        return types.CallToolResult(content=[types.TextContent(type="text", text=outcome.detail())], isError=True,
+                                    _meta={**meta, META_PREFIX + "problem": problem})
+    body = outcome.body
+    return types.CallToolResult(content=[types.TextContent(type="text", text=_text(body))],
+                                structuredContent=body if isinstance(body, dict) else None, isError=False,
+                                _meta=meta)
+
+
+async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    """Run one `tools/call`; every failure the agent or its operator can act on becomes an error result."""
+    try:
+        operation = binding.catalog.get(name)
+    except ToolNotFound as exc:
+        hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
+        return tool_error(f"Unknown tool {name!r}{hint}.")
+    if binding.session_id is None:
+        return tool_error(NO_SESSION)
+    try:
+        outcome = await binding.runner.run(binding.session_id, operation, arguments if arguments is not None else {})
+    except SessionNotFound:
+        return tool_error(f"The Gecko session {binding.session_id} does not exist any more (deleted or expired); "
+                          "start a new MCP session.")
+    except ToolNotFound as exc:
+        return tool_error(f"{exc}.")
+    except (SessionBusy, VersionConflict) as exc:
+        return tool_error(f"The session is busy ({exc}); retry the call.", retryable=True)
+    except UpstreamError as exc:
+        return tool_error(f"The real service behind {operation.tool_name} failed: {exc}", retryable=True)
+    return render_outcome(outcome, operation.tool_name)
+
+
+def build_server(binding: Callable[[], McpBinding], *, version: str, instructions: str | None = None) -> Server:
+    """A low-level MCP server whose handlers read their session and tools from `binding()`."""
+    server: Server = Server("gecko", version=version, instructions=instructions or (
+        "Simulated tools (Gecko). Arguments are validated against each tool's input schema; a rejected call "
+        "returns an error result that lists every problem."))
+
+    @server.list_tools()
+    async def _list_tools() -> types.ListToolsResult:
+        return types.ListToolsResult(tools=binding().catalog.listing)
+
+    @server.call_tool(validate_input=False)  # the pipeline validates, and reports every violation at once
+    async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        return await call_tool(binding(), name, arguments)
+
+    return server

@@ -1,0 +1,88 @@
+"""`python -m gecko.mcp` / `gecko-mcp`: Gecko as an MCP server over stdio, for desktop clients.
+
+The pipeline runs in this process on the embedded default store (SQLite under the state dir, so a running
+HTTP server with the same state dir sees the same sessions). One process is one MCP session is one Gecko
+session: created at start, or the existing one named by `--session`. Logs go to stderr; stdout is the
+protocol's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
+
+from gecko.app import build_context, serving
+from gecko.mcp.catalog import McpCatalogs
+from gecko.mcp.server import McpBinding, build_server
+from gecko.sessions.service import create_session
+from gecko.toolkits.registry import ToolNotFound
+from utils.settings import Settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m gecko.mcp",
+                                description="Serve Gecko's simulated toolkits over MCP on stdio.")
+    p.add_argument("--schemas-dir", "--schemas_dir", dest="schemas_dirs", action="append", type=Path,
+                   help="directory of OpenAPI documents, one toolkit per file; repeatable (default: the bundled "
+                        "examples, or GECKO_SCHEMAS_DIRS)")
+    p.add_argument("--toolkit", help="serve only this toolkit, under its tools' own names (default: every "
+                                     "toolkit, as TOOLKIT__TOOL)")
+    p.add_argument("--session", help="bind to this existing Gecko session (default: create one)")
+    p.add_argument("--state-dir", type=Path, help="where the session DB lives (default: GECKO_STATE_DIR or "
+                                                  "~/.local/state/gecko)")
+    p.add_argument("--store", help="sqlite (default) | sqlite:PATH | redis://host:port/db | memory")
+    p.add_argument("--log-level", help="critical | error | warning (default) | info | debug")
+    return p
+
+
+async def serve(settings: Settings, toolkit: str | None, session: str | None) -> None:
+    """Serve one MCP session on stdin/stdout until the client closes it.
+
+    Raises:
+        ToolNotFound: `toolkit` is not loaded.
+        LookupError: `session` does not exist in the store.
+    """
+    ctx = build_context(settings)
+    catalog = McpCatalogs(ctx.registry).get(toolkit)
+    async with serving(ctx):
+        if session is None:
+            labels = {"transport": "mcp-stdio", **({"toolkit": toolkit} if toolkit else {})}
+            session = (await create_session(ctx.store, {"labels": labels}, {})).id
+        elif await ctx.store.get(session) is None:
+            raise LookupError(f"no live Gecko session {session!r} in {settings.store} (state dir {settings.state_dir})")
+        print(f"gecko-mcp: session {session}, {len(catalog.tools)} tools", file=sys.stderr, flush=True)
+        binding = McpBinding(catalog, ctx.runner, session)
+        server = build_server(lambda: binding, version=ctx.version, instructions=(
+            f"Simulated tools (Gecko), session {session}. Arguments are validated against each tool's input "
+            "schema; a rejected call returns an error result that lists every problem."))
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the stdio server; 2 on a bad configuration."""
+    args = build_parser().parse_args(argv)
+    given = {k: v for k, v in vars(args).items() if v is not None and k in Settings.model_fields}
+    try:
+        settings = Settings(**{"log_level": "warning", **given, "workers": 1})
+    except ValidationError as exc:
+        print(f"gecko-mcp: invalid configuration:\n{exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level.upper() if settings.log_level != "trace" else "DEBUG",
+                        stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(settings, args.toolkit, args.session))
+    except (ToolNotFound, LookupError) as exc:
+        hint = f"; did you mean: {', '.join(exc.suggestions)}" if isinstance(exc, ToolNotFound) and exc.suggestions else ""
+        print(f"gecko-mcp: {exc}{hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,14 @@
+"""Errors of real upstreams (hybrid and passthrough sessions)."""
+
+from __future__ import annotations
+
+
+class UpstreamError(Exception):
+    """The real service could not answer (did not start, crashed, timed out, refused the connection).
+
+    Never turned into a simulated answer: the caller sees it (HTTP 502, an MCP error result marked retryable).
+    """
+
+
+class NoUpstream(LookupError):
+    """A passthrough call to a toolkit that declares no `x-gecko-upstream`."""
