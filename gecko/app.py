@@ -27,6 +27,8 @@ from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict, 
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+from gecko.upstream.errors import NoUpstream, UpstreamError
+from gecko.upstream.pool import UpstreamPool
 from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
@@ -51,7 +53,7 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit, max_versions=settings.max_versions,
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
-    runner = CallRunner(store, engines)
+    runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s))
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
 
@@ -65,6 +67,8 @@ async def serving(ctx: GeckoContext) -> AsyncIterator[None]:
         yield
     finally:
         await ctx.runner.drain()
+        if ctx.runner.upstreams is not None:
+            await ctx.runner.upstreams.aclose()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -147,6 +151,15 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[BaseException
     @app.exception_handler(JudgeFailure)
     async def _judge_failed(request: Request, exc: JudgeFailure) -> Response:
         return problem_response(502, "Judge failed", f"no verdict could be produced: {exc}", "judge-failed",
+                                retryable=True)
+
+    @app.exception_handler(NoUpstream)
+    async def _no_upstream(request: Request, exc: NoUpstream) -> Response:
+        return problem_response(409, "No upstream", str(exc), "no-upstream")
+
+    @app.exception_handler(UpstreamError)
+    async def _upstream_failed(request: Request, exc: UpstreamError) -> Response:
+        return problem_response(502, "Upstream failed", f"the real service did not answer: {exc}", "upstream-failed",
                                 retryable=True)
 
     @app.exception_handler(UnsatisfiableSchema)

@@ -121,6 +121,8 @@ class Settings(_RoleSettings):
     """Concurrent LLM requests per worker and endpoint."""
     llm_http_backend: Literal["auto", "aiohttp", "httpx", "raw"] = "auto"
     """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
+    upstream_timeout_s: Annotated[float, Flag("--upstream-timeout")] = Field(30.0, gt=0)
+    """Seconds a real upstream (`x-gecko-upstream` of hybrid and passthrough sessions) may take to start or answer."""
     gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""
     """Base URL the runners use to reach Gecko."""
 

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gecko.upstream.pool import SessionMode
+
 
 class SessionConfig(BaseModel):
     """Per-session configuration."""
@@ -15,6 +17,10 @@ class SessionConfig(BaseModel):
     """Only these toolkits may be called in the session (None = all)."""
     record_reads: bool = False
     """Also record read-call results in the state (`observed`), the paper's "synthesis mode"."""
+    mode: SessionMode = "simulate"
+    """`simulate` every call; `hybrid`: reads of toolkits with an upstream (`x-gecko-upstream`) run on the real
+    service and are recorded as observations, writes are simulated; `passthrough`: every call runs on the
+    upstream and is recorded (toolkits without one are refused)."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form labels (run id, task id…) shown in history and listings."""
     forked_from: str | None = None

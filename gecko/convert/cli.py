@@ -6,6 +6,7 @@ Exit status: 0 done, 1 conversion error (message on stderr), 2 bad usage.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import inspect
 import json
@@ -20,8 +21,10 @@ from gecko.convert.bfcl import bfcl_functions
 from gecko.convert.document import dump_document, write_document
 from gecko.convert.infer import ResponseInferrer
 from gecko.convert.mcp import mcp_tool_list
+from gecko.convert.mcp_server import list_server_tools, parse_command, upstream_of
 from gecko.convert.model import ACCESS_KINDS, Access, ConversionError
 from gecko.convert.openai_tools import openai_functions
+from gecko.toolkits.loader import slugify
 
 KINDS = ("openai", "bfcl", "mcp", "python")
 ENTRY_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -34,10 +37,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("kind", choices=KINDS, help="input format")
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT",
+        "inputs", nargs="*", metavar="INPUT",
         help="JSON or JSON Lines files ('-' reads stdin); for 'python': module:function, module:Class.method "
              "or module:* (every public function defined in the module)",
     )
+    parser.add_argument(
+        "--server", metavar="'CMD ARGS…'",
+        help="mcp only: start this MCP server on stdio (official SDK client), list its tools and convert them; "
+             "the toolkit records the command as its upstream (x-gecko-upstream) for hybrid sessions",
+    )
+    parser.add_argument("--server-timeout", type=float, default=60.0,
+                        help="seconds the --server may take to start and list its tools (default 60)")
     parser.add_argument("-o", "--output", type=Path, help="output file (default: stdout); a directory with --per-entry")
     parser.add_argument("--title", help="info.title (default: the first input's file stem or module name)")
     parser.add_argument("--description", default="", help="info.description")
@@ -121,6 +131,8 @@ def _inferrer(args: argparse.Namespace) -> ResponseInferrer | None:
 
 
 def _default_title(args: argparse.Namespace) -> str:
+    if not args.inputs:
+        return "toolkit"
     first = args.inputs[0]
     if args.kind == "python":
         return first.partition(":")[0]
@@ -133,6 +145,10 @@ def convert(args: argparse.Namespace, inferrer: ResponseInferrer | None) -> list
         "description": args.description, "version": args.version, "access": _access_map(args.access),
         "inferrer": inferrer, "validate": not args.no_validate,
     }
+    if args.server is not None:
+        return [(args.output, _from_server(args, options))]
+    if not args.inputs:
+        raise ConversionError(f"{args.kind}: give at least one INPUT" + (" (or --server)" if args.kind == "mcp" else ""))
     title = args.title or _default_title(args)
     if args.kind == "python":
         funcs = [f for ref in args.inputs for f in _resolve_callables(ref)]
@@ -150,6 +166,18 @@ def convert(args: argparse.Namespace, inferrer: ResponseInferrer | None) -> list
     if args.kind == "mcp":
         return [(args.output, from_mcp([t for d in data for t in mcp_tool_list(d)], title=title, **options))]
     return [(args.output, from_bfcl([f for d in data for f in bfcl_functions(d)], title=title, **options))]
+
+
+def _from_server(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
+    if args.kind != "mcp" or args.inputs:
+        raise ConversionError("--server works with the mcp kind and no INPUT files")
+    argv = parse_command(args.server)
+    found = asyncio.run(list_server_tools(argv, timeout=args.server_timeout))
+    title = args.title or slugify(found.name) or "toolkit"
+    description = args.description or found.instructions or f"Simulated twin of the MCP server {found.name}"
+    return from_mcp(found.tools, title=title, **{**options, "description": description},
+                    info_extensions={"x-gecko-upstream": upstream_of(argv),
+                                     "x-gecko-source": {"mcp_server": found.name, "version": found.version}})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

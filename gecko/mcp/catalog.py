@@ -101,8 +101,15 @@ def output_schema(operation: Operation) -> dict[str, Any] | None:
 
 
 def annotations(operation: Operation) -> types.ToolAnnotations:
-    """`readOnlyHint` from the read/write kind; a write may change or delete data (`destructiveHint`)."""
+    """`readOnlyHint` from the read/write kind; a write may change or delete data (`destructiveHint`).
+
+    A twin of a real MCP server keeps that server's own annotations (`x-mcp-annotations`), so it lists as
+    the real one does; only `readOnlyHint` is made to agree with the kind Gecko acts on.
+    """
     read = operation.access == "read"
+    source = operation.extensions.get("x-mcp-annotations")
+    if isinstance(source, dict):
+        return types.ToolAnnotations.model_validate({**source, "readOnlyHint": read})
     return types.ToolAnnotations(readOnlyHint=read, destructiveHint=not read, idempotentHint=True if read else None)
 
 

@@ -6,7 +6,7 @@ and this layer does the session mapping, so any worker can serve any request: th
 shared store, not in a worker's memory.
 
 ```
-POST initialize ─► bind: X-Session-ID (must exist) │ ?session=ID │ else a new Gecko session
+POST initialize ─► bind: X-Session-ID (must exist) │ ?session=ID │ else a new session (?mode=hybrid…)
                    └─► SDK answers; this layer adds `Mcp-Session-Id: <gecko session id>`
 POST other      ─► session = Mcp-Session-Id │ X-Session-ID │ ?session=ID (clients that skip initialize)
 GET, DELETE     ─► 405 (no server-initiated stream; a Gecko session ends by TTL or DELETE /sessions/{id})
@@ -32,6 +32,7 @@ from gecko.mcp.catalog import McpCatalogs
 from gecko.mcp.server import McpBinding, build_server
 from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.pool import SESSION_MODES
 
 MCP_SESSION_HEADER = "mcp-session-id"
 SCOPE_KEY = "gecko.mcp"
@@ -100,7 +101,8 @@ class McpHttpEndpoint:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         mcp_sid, gecko_sid = headers.get(MCP_SESSION_HEADER), headers.get(SESSION_HEADER.lower())
-        query_sid = (parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session") or [None])[0]
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        query_sid = (query.get("session") or [None])[0]
         named = [s.strip() for s in (mcp_sid, gecko_sid, query_sid) if s and s.strip()]
         if len(set(named)) > 1:
             await _jsonrpc_error(400, "Mcp-Session-Id, X-Session-ID and ?session= name different sessions; "
@@ -117,8 +119,12 @@ class McpHttpEndpoint:
                                      "deleted or expired)")(scope, receive, send)
                 return
             if session_id is None:
+                mode = (query.get("mode") or ["simulate"])[0]
+                if mode not in SESSION_MODES:
+                    await _jsonrpc_error(400, f"?mode= must be one of {', '.join(SESSION_MODES)}")(scope, receive, send)
+                    return
                 labels = {"transport": "mcp", **({"toolkit": toolkit} if toolkit else {})}
-                session_id = (await create_session(self.ctx.store, {"labels": labels}, {})).id
+                session_id = (await create_session(self.ctx.store, {"labels": labels, "mode": mode}, {})).id
             send = _with_headers(send, {MCP_SESSION_HEADER: session_id}, only_success=True)
         scope = {**scope, SCOPE_KEY: (toolkit, session_id)}
         await self.manager.handle_request(scope, _replay(body, receive), send)

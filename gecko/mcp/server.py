@@ -24,7 +24,7 @@ from gecko.mcp.catalog import McpCatalog
 from gecko.pipeline.runner import CallOutcome, CallRunner
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
 from gecko.toolkits.registry import ToolNotFound
-from gecko.upstream.errors import UpstreamError
+from gecko.upstream.errors import NoUpstream, UpstreamError
 
 log = logging.getLogger(__name__)
 META_PREFIX = "gecko/"
@@ -86,6 +86,8 @@ async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | 
         return tool_error(f"{exc}.")
     except (SessionBusy, VersionConflict) as exc:
         return tool_error(f"The session is busy ({exc}); retry the call.", retryable=True)
+    except NoUpstream as exc:
+        return tool_error(f"{exc}.")
     except UpstreamError as exc:
         return tool_error(f"The real service behind {operation.tool_name} failed: {exc}", retryable=True)
     return render_outcome(outcome, operation.tool_name)

@@ -23,6 +23,7 @@ from gecko.mcp.catalog import McpCatalogs
 from gecko.mcp.server import McpBinding, build_server
 from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.pool import SESSION_MODES
 from utils.settings import Settings
 
 
@@ -35,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--toolkit", help="serve only this toolkit, under its tools' own names (default: every "
                                      "toolkit, as TOOLKIT__TOOL)")
     p.add_argument("--session", help="bind to this existing Gecko session (default: create one)")
+    p.add_argument("--mode", choices=SESSION_MODES, default="simulate",
+                   help="mode of the session created: simulate (default), hybrid (real reads through the "
+                        "toolkit's x-gecko-upstream, simulated writes) or passthrough")
     p.add_argument("--state-dir", type=Path, help="where the session DB lives (default: GECKO_STATE_DIR or "
                                                   "~/.local/state/gecko)")
     p.add_argument("--store", help="sqlite (default) | sqlite:PATH | redis://host:port/db | memory")
@@ -42,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-async def serve(settings: Settings, toolkit: str | None, session: str | None) -> None:
+async def serve(settings: Settings, toolkit: str | None, session: str | None, mode: str = "simulate") -> None:
     """Serve one MCP session on stdin/stdout until the client closes it.
 
     Raises:
@@ -54,7 +58,7 @@ async def serve(settings: Settings, toolkit: str | None, session: str | None) ->
     async with serving(ctx):
         if session is None:
             labels = {"transport": "mcp-stdio", **({"toolkit": toolkit} if toolkit else {})}
-            session = (await create_session(ctx.store, {"labels": labels}, {})).id
+            session = (await create_session(ctx.store, {"labels": labels, "mode": mode}, {})).id
         elif await ctx.store.get(session) is None:
             raise LookupError(f"no live Gecko session {session!r} in {settings.store} (state dir {settings.state_dir})")
         print(f"gecko-mcp: session {session}, {len(catalog.tools)} tools", file=sys.stderr, flush=True)
@@ -78,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=settings.log_level.upper() if settings.log_level != "trace" else "DEBUG",
                         stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(serve(settings, args.toolkit, args.session))
+        asyncio.run(serve(settings, args.toolkit, args.session, args.mode))
     except (ToolNotFound, LookupError) as exc:
         hint = f"; did you mean: {', '.join(exc.suggestions)}" if isinstance(exc, ToolNotFound) and exc.suggestions else ""
         print(f"gecko-mcp: {exc}{hint}", file=sys.stderr)

@@ -18,13 +18,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecko.pipeline.stages import CallContext, Engines, SemanticVerdict, StateChange
+from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
 from utils.jsonutil import content_hash
 
@@ -83,15 +84,18 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
 class CallRunner:
     """Orchestrator shared by all requests of a worker."""
 
-    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None) -> None:
+    def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None,
+                 upstreams: UpstreamPool | None = None) -> None:
         """Args:
             store: the session store.
             engines: the stage engines.
             needs_recent_calls: load the last calls of the session for the stages; default: when one of
                 the call's stages asks for them (`needs_recent_calls`).
+            upstreams: the real services behind toolkits, for hybrid and passthrough sessions (None: none).
         """
         stages = engines.call_stages()
         self.store = store
+        self.upstreams = upstreams
         self.engines = engines
         self.needs_recent_calls = (any(stage.needs_recent_calls for stage in stages)
                                    if needs_recent_calls is None else needs_recent_calls)
@@ -104,6 +108,8 @@ class CallRunner:
             SessionNotFound: unknown or expired session.
             ToolNotFound: the session's toolkit subset excludes this tool.
             SessionBusy: the session stayed busy past the wait limit.
+            NoUpstream: a passthrough session calls a toolkit without an upstream.
+            UpstreamError: the real upstream of a hybrid or passthrough call failed (nothing is simulated instead).
         """
         hold = await self.store.acquire(session_id)
         handed_off = False
@@ -180,6 +186,8 @@ class CallRunner:
             entry.update(status=422, errors=[v.public() for v in violations],
                          validation={"syntactic": "invalid", "semantic": "skipped"}, timings_ms=timings)
             return CallOutcome(422, None, violations=violations), Commit(history=entry), None
+        if self.upstreams is not None and self.upstreams.goes_upstream(operation, config.get("mode") or "simulate"):
+            return await self._run_upstream(record, operation, arguments, entry, timings)
 
         recent: list[dict[str, Any]] = []
         if self.needs_recent_calls:
@@ -236,3 +244,25 @@ class CallRunner:
                                              "patch_ops": len(change.patch)}
         timings["total"] = _ms(started)
         return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state, patch=patch), None
+
+    async def _run_upstream(self, record: SessionRecord, operation: Operation, arguments: Any,
+                            entry: dict[str, Any], timings: dict[str, float]) -> tuple[CallOutcome, Commit, None]:
+        """Run a validated call on the real upstream; record a successful result as a real call in the state."""
+        assert self.upstreams is not None
+        t = time.perf_counter()
+        result = await self.upstreams.call(operation, arguments)
+        timings["upstream"] = _ms(t)
+        usage: list[dict[str, Any]] = []
+        new_state, state_info = None, {"engine": None}
+        if self.engines.state is not None and not result.is_error:
+            t = time.perf_counter()
+            real = RealCall(operation.original_name, arguments, result.recorded(), operation.toolkit, operation,
+                            operation.access)
+            change = await self.engines.state.apply_real(record.state, [real], usage)
+            timings["state"] = _ms(t)
+            new_state = change.state
+            state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
+        entry.update(status=result.status, source="upstream", upstream_error=result.is_error, response=result.body,
+                     validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "real upstream"},
+                     engines={"responder": "upstream", "state": state_info}, timings_ms=timings, usage=usage)
+        return CallOutcome(200, result.http_body(), upstream=result), Commit(history=entry, state=new_state), None

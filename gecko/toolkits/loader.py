@@ -26,6 +26,7 @@ from gecko.toolkits.schemas import (
     resolve_object,
 )
 from gecko.toolkits.validation_cache import ValidationCache
+from gecko.upstream.spec import UPSTREAM_KEY, parse_upstream
 from utils.schema.formats import FORMAT_CHECKER
 from utils.schema.refs import SchemaRefError
 
@@ -372,6 +373,7 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
                 extensions={k: v for k, v in op.items() if k.startswith("x-")},
             )
     default_state = info.get("x-gecko-default-state", doc.get("x-gecko-default-state"))
+    upstream = info.get(UPSTREAM_KEY, doc.get(UPSTREAM_KEY))
     title = str(info.get("title") or name)
     return Toolkit(
         name=name,
@@ -383,4 +385,5 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
         operations=operations,
         default_state=default_state if isinstance(default_state, dict) else None,
         aliases=(slugify(title),) if slugify(title) and slugify(title) != name else (),
+        upstream=parse_upstream(upstream) if upstream is not None else None,
     )

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from jsonschema.protocols import Validator
 
+from gecko.upstream.spec import UpstreamSpec
 from utils.schema.fastcheck import FastCheck
 
 Access = Literal["read", "write"]
@@ -95,3 +96,5 @@ class Toolkit:
     operations: dict[str, Operation]
     default_state: dict[str, Any] | None = None
     aliases: tuple[str, ...] = ()
+    upstream: UpstreamSpec | None = None
+    """The real service behind the toolkit (`info.x-gecko-upstream`), used by hybrid and passthrough sessions."""

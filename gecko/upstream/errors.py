@@ -12,3 +12,10 @@ class UpstreamError(Exception):
 
 class NoUpstream(LookupError):
     """A passthrough call to a toolkit that declares no `x-gecko-upstream`."""
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (anyio task groups wrap a transport's failure), else `exc`."""
+    while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc

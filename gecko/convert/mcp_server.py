@@ -1,0 +1,87 @@
+"""Ask a real MCP server for its tools: start it over stdio with the official SDK client and run `tools/list`.
+
+`python -m gecko.convert mcp --server 'CMD ARGS…'` turns the answer into a toolkit (a simulated twin of the
+server) that records the command as its upstream (`info.x-gecko-upstream`), so the twin can also run in
+hybrid mode: real reads through the server, simulated writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from gecko.convert.model import ConversionError
+from gecko.upstream.errors import root_cause
+
+MAX_PAGES = 100
+
+
+@dataclass(frozen=True)
+class ServerTools:
+    """What a server said about itself."""
+
+    name: str
+    """`serverInfo.name` from `initialize`."""
+    version: str
+    instructions: str
+    tools: list[dict[str, Any]]
+    """The `tools/list` entries (every page), as JSON."""
+
+
+def parse_command(command: str) -> list[str]:
+    """`'npx -y pkg /dir'` → argv (POSIX shell quoting).
+
+    Raises:
+        ConversionError: empty or unbalanced quotes.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ConversionError(f"--server {command!r}: {exc}") from None
+    if not argv:
+        raise ConversionError("--server needs a command, e.g. 'npx -y @modelcontextprotocol/server-memory'")
+    return argv
+
+
+async def list_server_tools(argv: list[str], *, timeout: float = 60.0, env: dict[str, str] | None = None,
+                            cwd: str | None = None) -> ServerTools:
+    """Start `argv` as an MCP server on stdio, initialize, page through `tools/list`, stop it.
+
+    Raises:
+        ConversionError: the server did not start, did not answer in `timeout` seconds, or failed.
+    """
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **(env or {})}, cwd=cwd)
+
+    async def run() -> ServerTools:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools: list[dict[str, Any]] = []
+            cursor: str | None = None
+            for _ in range(MAX_PAGES):
+                page = await session.list_tools(cursor=cursor)
+                tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
+                cursor = page.nextCursor
+                if not cursor:
+                    break
+            return ServerTools(init.serverInfo.name, init.serverInfo.version, init.instructions or "", tools)
+
+    try:
+        return await asyncio.wait_for(run(), timeout)
+    except TimeoutError:
+        raise ConversionError(f"MCP server {shlex.join(argv)!r} did not answer within {timeout:.0f}s") from None
+    except ConversionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any start-up or protocol failure becomes one readable message
+        cause = root_cause(exc)
+        raise ConversionError(f"MCP server {shlex.join(argv)!r} failed: {type(cause).__name__}: {cause}") from None
+
+
+def upstream_of(argv: list[str]) -> dict[str, Any]:
+    """The `x-gecko-upstream` that starts the same server."""
+    return {"type": "mcp-stdio", "command": argv[0], "args": argv[1:]}
