@@ -4,6 +4,10 @@
 Part 1: starts the server on the bundled example toolkits (rules engines, no key, no network), creates a
 session, makes a valid call, an invalid one (422 problem+json), a read, shows the state and history.
 
+The same session is then used by an MCP client (the official SDK client over streamable HTTP at
+`/mcp/orders`, bound with `X-Session-ID`): tools/list, an invalid call (an `isError` result with Gecko's
+problem detail) and a valid one.
+
 Part 2: starts Gecko (rules, `--state-model none`) on the BFCL single-turn toolkits of the first 20
 simple_python tasks, runs `run_bfcl_single.py --category simple_python --num-tasks 20` with the scripted
 noisy agent (seeded errors, no model) at `--max-retries 0` (no GATS) and `--max-retries 2`, and prints
@@ -12,6 +16,7 @@ both accuracies (official checker) and what GATS fixed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -32,6 +37,25 @@ DEMO_TASKS = 20
 def show(title: str, response: httpx.Response) -> None:
     print(f"\n--- {title}: HTTP {response.status_code}")
     print(json.dumps(response.json(), indent=2)[:1500])
+
+
+async def mcp_demo(url: str, session_id: str) -> None:
+    """The same session through an MCP client."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    print(f"\n--- MCP: the official SDK client at {url}/mcp/orders, bound to the session with X-Session-ID")
+    async with streamablehttp_client(f"{url}/mcp/orders", headers={"X-Session-ID": session_id}) as streams, \
+            ClientSession(streams[0], streams[1]) as mcp:
+        await mcp.initialize()
+        tools = (await mcp.list_tools()).tools
+        print("tools/list: " + ", ".join(f"{t.name} ({'read' if t.annotations.readOnlyHint else 'write'})"
+                                         for t in tools))
+        bad = await mcp.call_tool("place_order", {"customer_email": "ada", "items": []})
+        print(f"tools/call place_order (invalid) → isError={bad.isError}: {bad.content[0].text}")
+        ok = await mcp.call_tool("place_order", {"customer_email": "ada@example.com",
+                                                 "items": [{"sku": "XYZ-0001", "quantity": 1}]})
+        print(f"tools/call place_order (valid) → isError={ok.isError}: {json.dumps(ok.structuredContent)[:200]}")
 
 
 def _bfcl_run(url: str, output: Path, retries: int) -> dict:
@@ -95,6 +119,7 @@ def main() -> int:
                     "customer_email": "ada-at-example", "items": [{"sku": "ABC-1234", "quantity": 0}],
                     "gift": True, "shipping": "overnight"}))
             show("read call on the document's own path GET /pets/7", client.get("/pets/7", headers=headers))
+            asyncio.run(mcp_demo(url, sid))
             show("session state", client.get("/get-session-state", headers=headers))
             calls = client.get(f"/sessions/{sid}/history").json()["calls"]
             print(f"\n--- history: {len(calls)} entries: " + ", ".join(f"{c['tool']}→{c['status']}" for c in calls))

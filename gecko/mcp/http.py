@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
 from urllib.parse import parse_qs
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -46,7 +45,13 @@ def _jsonrpc_error(status: int, message: str, code: int = -32600) -> Response:
                         status_code=status)
 
 
-def _is_initialize(message: Any) -> bool:
+def _is_initialize(body: bytes) -> bool:
+    if b"initialize" not in body:  # most requests: no need to parse here (the SDK parses every body anyway)
+        return False
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False  # the SDK answers the parse error
     items = message if isinstance(message, list) else [message]
     return any(isinstance(m, dict) and m.get("method") == "initialize" for m in items)
 
@@ -109,11 +114,7 @@ class McpHttpEndpoint:
                                  "send one")(scope, receive, send)
             return
         session_id = named[0] if named else None
-        try:
-            message = json.loads(body)
-        except ValueError:
-            message = None  # the SDK answers the parse error
-        if _is_initialize(message):
+        if _is_initialize(body):
             if session_id is not None and await self.ctx.store.get(session_id) is None:
                 await _jsonrpc_error(404, f"no live Gecko session {session_id!r} to bind to (never created, "
                                      "deleted or expired)")(scope, receive, send)
