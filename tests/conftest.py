@@ -63,8 +63,14 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def live_gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def live_gecko_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The state dir of `live_gecko` (its SQLite store: a stdio MCP server on it shares the sessions)."""
+    return tmp_path_factory.mktemp("gecko-state")
+
+
+@pytest.fixture(scope="session")
+def live_gecko(live_gecko_state: Path) -> Iterator[str]:
     """A real Gecko: uvicorn with 2 workers, SQLite store, on a free 127.0.0.1 port."""
-    state = tmp_path_factory.mktemp("gecko-state")
-    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=state, log_path=state / "server.log") as url:
+    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=live_gecko_state,
+                      log_path=live_gecko_state / "server.log") as url:
         yield url

@@ -1,16 +1,12 @@
-"""A real 2-worker Gecko (SQLite store, known state dir) for the MCP clients, and helpers to drive it."""
+"""The suite's real 2-worker Gecko (SQLite store, known state dir) for the MCP clients, and helpers to drive it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-
-from tests.conftest import TOOLKITS_DIR
-from utils.procs import gecko_server
 
 NOTE = {"title": "groceries", "body": "eggs, milk"}
 BAD_NOTE = {"title": "", "bogus": 1}
@@ -40,8 +36,6 @@ class LiveGecko:
 
 
 @pytest.fixture(scope="session")
-def mcp_gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveGecko]:
-    """Gecko with 2 workers on the test toolkits; its state dir is shared with stdio servers in tests."""
-    state = tmp_path_factory.mktemp("gecko-mcp-state")
-    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=state, log_path=state / "server.log") as url:
-        yield LiveGecko(url, state)
+def mcp_gecko(live_gecko: str, live_gecko_state: Path) -> LiveGecko:
+    """The suite's 2-worker Gecko on the test toolkits, with its state dir (shared with stdio servers in tests)."""
+    return LiveGecko(live_gecko, live_gecko_state)
