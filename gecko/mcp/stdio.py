@@ -13,7 +13,6 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
@@ -25,24 +24,23 @@ from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import SESSION_MODES
 from utils.settings import Settings
+from utils.settings_cli import add_settings_flags, given_settings, setting_flags
+
+NOT_ON_STDIO = ("host", "port", "workers", "api_key", "max_body_bytes")
+"""Settings of the HTTP listener, which a stdio server has none of."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """`--toolkit`, `--session`, `--mode`, and the server's settings flags (derived from `Settings`)."""
     p = argparse.ArgumentParser(prog="python -m gecko.mcp",
                                 description="Serve Gecko's simulated toolkits over MCP on stdio.")
-    p.add_argument("--schemas-dir", "--schemas_dir", dest="schemas_dirs", action="append", type=Path,
-                   help="directory of OpenAPI documents, one toolkit per file; repeatable (default: the bundled "
-                        "examples, or GECKO_SCHEMAS_DIRS)")
     p.add_argument("--toolkit", help="serve only this toolkit, under its tools' own names (default: every "
                                      "toolkit, as TOOLKIT__TOOL)")
     p.add_argument("--session", help="bind to this existing Gecko session (default: create one)")
     p.add_argument("--mode", choices=SESSION_MODES, default="simulate",
                    help="mode of the session created: simulate (default), hybrid (real reads through the "
                         "toolkit's x-gecko-upstream, simulated writes) or passthrough")
-    p.add_argument("--state-dir", type=Path, help="where the session DB lives (default: GECKO_STATE_DIR or "
-                                                  "~/.local/state/gecko)")
-    p.add_argument("--store", help="sqlite (default) | sqlite:PATH | redis://host:port/db | memory")
-    p.add_argument("--log-level", help="critical | error | warning (default) | info | debug")
+    add_settings_flags(p, [f for f in setting_flags() if f.field not in NOT_ON_STDIO])
     return p
 
 
@@ -73,9 +71,8 @@ async def serve(settings: Settings, toolkit: str | None, session: str | None, mo
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the stdio server; 2 on a bad configuration."""
     args = build_parser().parse_args(argv)
-    given = {k: v for k, v in vars(args).items() if v is not None and k in Settings.model_fields}
     try:
-        settings = Settings(**{"log_level": "warning", **given, "workers": 1})
+        settings = Settings(**{"log_level": "warning", **given_settings(args), "workers": 1})
     except ValidationError as exc:
         print(f"gecko-mcp: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
