@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""MCP `tools/call` against the HTTP route on the same toolkit, 2 Gecko workers; and the time to build the twin
-of `@modelcontextprotocol/server-filesystem`.
+"""MCP `tools/call` against the HTTP route on the same toolkit and sessions, 2 Gecko workers; and the time to
+build the twin of `@modelcontextprotocol/server-filesystem`.
 
-Per scenario (valid write, valid read, invalid call), for --seconds at --concurrency connections, one session
-per connection: the HTTP route (`POST /notes/{op}`) and MCP (`POST /mcp/notes`, JSON-RPC `tools/call` on a
-session opened with `initialize`), the load from a separate process. Prints one JSON object.
+Per scenario (valid write, valid read, invalid call), `--seconds` at `--concurrency` closed-loop connections
+after a warm-up, one session per connection: the HTTP route (`POST /notes/{op}`) and MCP (`POST /mcp/notes`,
+a JSON-RPC `tools/call`; the session travels as `X-Session-ID`, which the endpoint maps like an
+`Mcp-Session-Id`). Same load generator for both (`utils.loadgen`: wrk when installed, else aiohttp pinned to one
+core); each scenario's MCP reply is checked once (`isError` as expected) before the load. Prints one JSON object.
+
 Run: `python bench/mcp_path.py [--seconds 10] [--concurrency 64]` (the twin figure needs `make npm-tools`).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -22,79 +23,34 @@ import tempfile
 import time
 from pathlib import Path
 
-from utils.paths import REPO_ROOT
-from utils.procs import gecko_server
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from utils.loadgen import load, wrk_script  # noqa: E402
+from utils.paths import REPO_ROOT  # noqa: E402
+from utils.procs import gecko_server  # noqa: E402
 
 TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
 NPM_BIN = REPO_ROOT / ".npm-tools" / "node_modules" / ".bin"
+# name: (tool, arguments, is an error)
 SCENARIOS = {
-    "valid_write": ("create_note", {"title": "note {i}", "body": "text", "priority": 3}, False),
-    "valid_read": ("get_note", {"note_id": "N-{i}"}, False),
-    "invalid": ("create_note", {"body": 1, "priority": 0, "nope": True}, True),
+    "valid_write": ("create_note", {"title": "note", "body": "text", "tags": ["work"]}, False),
+    "valid_read": ("get_note", {"note_id": "N-123"}, False),
+    "invalid": ("create_note", {"body": 1, "tags": ["UP", "UP"], "nope": True}, True),
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
 
 
-def _arguments(template: dict, tag: str) -> dict:
-    return json.loads(json.dumps(template).replace("{i}", tag))
+def _mcp_call(tool: str, arguments: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
 
-async def _open_sessions(http, transport: str, n: int) -> list[dict[str, str]]:
-    headers = []
-    for _ in range(n):
-        if transport == "http":
-            async with http.get("/session-id") as r:
-                headers.append({"X-Session-ID": (await r.json())["session_id"]})
-            continue
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
-        async with http.post("/mcp/notes", json=init, headers=MCP_HEADERS) as r:
-            await r.read()
-            headers.append({**MCP_HEADERS, "Mcp-Session-Id": r.headers["mcp-session-id"]})
-    return headers
-
-
-async def _drive(url: str, transport: str, scenario: str, seconds: float, concurrency: int) -> dict:
-    import aiohttp
-
-    tool, template, expect_error = SCENARIOS[scenario]
-    latencies: list[float] = []
-    errors = 0
-    async with aiohttp.ClientSession(base_url=url, connector=aiohttp.TCPConnector(limit=concurrency)) as http:
-        sessions = await _open_sessions(http, transport, concurrency)
-        deadline = time.perf_counter() + seconds
-
-        async def worker(index: int) -> None:
-            nonlocal errors
-            i = 0
-            while time.perf_counter() < deadline:
-                arguments = _arguments(template, f"{index}-{i}")
-                start = time.perf_counter()
-                if transport == "http":
-                    async with http.post(f"/notes/{tool}", json=arguments, headers=sessions[index]) as r:
-                        await r.read()
-                        failed = r.status != (422 if expect_error else 200)
-                else:
-                    call = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
-                            "params": {"name": tool, "arguments": arguments}}
-                    async with http.post("/mcp/notes", json=call, headers=sessions[index]) as r:
-                        reply = await r.json(content_type=None)
-                        failed = r.status != 200 or reply.get("result", {}).get("isError") is not expect_error
-                errors += failed
-                latencies.append(time.perf_counter() - start)
-                i += 1
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(i) for i in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    latencies.sort()
-    q = statistics.quantiles(latencies, n=100)
-    return {"requests": len(latencies), "errors": errors, "req_per_s": round(len(latencies) / elapsed, 1),
-            "p50_ms": round(q[49] * 1000, 2), "p99_ms": round(q[98] * 1000, 2)}
-
-
-def _run(url: str, transport: str, scenario: str, seconds: float, concurrency: int, out: mp.Queue) -> None:
-    out.put(asyncio.run(_drive(url, transport, scenario, seconds, concurrency)))
+def _check_mcp(url: str, session: str, tool: str, arguments: dict, is_error: bool) -> None:
+    reply = httpx.post(f"{url}/mcp/notes", json=_mcp_call(tool, arguments), timeout=30,
+                       headers={**MCP_HEADERS, "X-Session-ID": session}).json()
+    if reply["result"]["isError"] is not is_error:
+        raise SystemExit(f"unexpected MCP reply for {tool}: {reply}")
 
 
 def _twin_build_seconds(runs: int) -> dict:
@@ -113,31 +69,36 @@ def _twin_build_seconds(runs: int) -> dict:
             times.append(time.perf_counter() - started)
         tools = len(json.loads(Path(tmp, "filesystem.json").read_text())["paths"])
     return {"tools": tools, "runs": runs, "median_s": round(statistics.median(times), 3),
-            "min_s": round(min(times), 3), "command": "python -m gecko.convert mcp --server 'mcp-server-filesystem DIR'"}
+            "min_s": round(min(times), 3),
+            "command": "python -m gecko.convert mcp --server 'mcp-server-filesystem DIR' -o filesystem.json"}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--twin-runs", type=int, default=3)
     args = parser.parse_args()
     results: dict = {"bench": "mcp_path", "workers": args.workers, "concurrency": args.concurrency,
-                     "seconds": args.seconds, "load1": round(os.getloadavg()[0], 2), "scenarios": {}}
-    ctx = mp.get_context("spawn")
-    with tempfile.TemporaryDirectory() as state, gecko_server([TOOLKITS], workers=args.workers,
-                                                              state_dir=Path(state)) as url:
-        for scenario in SCENARIOS:
+                     "seconds": args.seconds, "load1_at_start": round(os.getloadavg()[0], 2), "scenarios": {}}
+    with tempfile.TemporaryDirectory() as tmp, gecko_server([TOOLKITS], workers=args.workers,
+                                                            state_dir=Path(tmp)) as url:
+        script = wrk_script(Path(tmp))
+        results["load_generator"] = "wrk" if script else "aiohttp"
+        for name, (tool, arguments, is_error) in SCENARIOS.items():
+            sessions = [httpx.get(f"{url}/session-id").json()["session_id"] for _ in range(args.concurrency)]
+            _check_mcp(url, sessions[0], tool, arguments, is_error)
             row = {}
-            for transport in ("http", "mcp"):
-                out: mp.Queue = ctx.Queue()
-                proc = ctx.Process(target=_run, args=(url, transport, scenario, args.seconds, args.concurrency, out))
-                proc.start()
-                row[transport] = out.get()
-                proc.join()
+            for transport, path, body, expected, headers in (
+                    ("http", f"/notes/{tool}", arguments, 422 if is_error else 200, None),
+                    ("mcp", "/mcp/notes", _mcp_call(tool, arguments), 200, MCP_HEADERS)):
+                load(url, path, body, expected, sessions, args.warmup, args.concurrency, script, headers)
+                row[transport] = load(url, path, body, expected, sessions, args.seconds, args.concurrency, script,
+                                      headers)
             row["mcp_over_http_throughput"] = round(row["mcp"]["req_per_s"] / row["http"]["req_per_s"], 2)
-            results["scenarios"][scenario] = row
+            results["scenarios"][name] = row
     results["twin_build_server_filesystem"] = _twin_build_seconds(args.twin_runs)
     print(json.dumps(results))
     return 0

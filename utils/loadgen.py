@@ -1,7 +1,8 @@
 """Closed-loop HTTP load for performance benchmarks: wrk with a Lua script, or aiohttp pinned to one core.
 
 The wrk script gives each connection (one wrk thread each) its own session id from the argument
-list, checks every status against the expected one, and prints one JSON line of totals.
+list (plus any extra headers), checks every status against the expected one, and prints one JSON line of
+totals.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 WRK_SCRIPT = r"""
@@ -23,10 +25,12 @@ function setup(thread)
   table.insert(threads, thread)
 end
 function init(args)
-  local n = #args - 3
-  local sid = args[3 + ((tid - 1) % n) + 1]
+  local n = #args - 4
+  local sid = args[4 + ((tid - 1) % n) + 1]
   expected, bad, fivexx = tonumber(args[3]), 0, 0
-  req = wrk.format("POST", args[1], {["Content-Type"] = "application/json", ["X-Session-ID"] = sid}, args[2])
+  local headers = {["Content-Type"] = "application/json", ["X-Session-ID"] = sid}
+  for name, value in string.gmatch(args[4], "([^\t\n]+)\t([^\n]*)\n") do headers[name] = value end
+  req = wrk.format("POST", args[1], headers, args[2])
 end
 function request() return req end
 function response(status, headers, body)
@@ -46,9 +50,10 @@ end
 
 
 def _wrk(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float,
-         concurrency: int, script: Path) -> dict:
+         concurrency: int, script: Path, headers: Mapping[str, str]) -> dict:
+    extra = "".join(f"{name}\t{value}\n" for name, value in headers.items())
     cmd = ["wrk", "-t", str(concurrency), "-c", str(concurrency), "-d", f"{max(1, round(seconds))}s", "--timeout", "10s",
-           "-s", str(script), url, "--", path, json.dumps(body), str(expected), *sessions]
+           "-s", str(script), url, "--", path, json.dumps(body), str(expected), extra, *sessions]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60, check=True).stdout
     line = next(x for x in out.splitlines() if x.startswith("WRK "))
     result = json.loads(line[4:])
@@ -57,7 +62,7 @@ def _wrk(url: str, path: str, body: dict, expected: int, sessions: list[str], se
 
 
 async def _aiohttp_drive(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float,
-                         concurrency: int) -> dict:
+                         concurrency: int, extra: Mapping[str, str]) -> dict:
     import aiohttp
 
     latencies: list[float] = []
@@ -68,7 +73,7 @@ async def _aiohttp_drive(url: str, path: str, body: dict, expected: int, session
 
         async def worker(index: int) -> None:
             nonlocal bad, fivexx
-            headers = {"X-Session-ID": sessions[index % len(sessions)], "Content-Type": "application/json"}
+            headers = {"X-Session-ID": sessions[index % len(sessions)], "Content-Type": "application/json", **extra}
             while time.perf_counter() < deadline:
                 start = time.perf_counter()
                 async with http.post(path, data=payload, headers=headers) as r:
@@ -87,17 +92,18 @@ async def _aiohttp_drive(url: str, path: str, body: dict, expected: int, session
 
 
 def load(url: str, path: str, body: dict, expected: int, sessions: list[str], seconds: float, concurrency: int,
-         script: Path | None) -> dict:
-    """Closed-loop POSTs of `body` for `seconds` on `concurrency` connections; connection i uses `sessions[i % len]`.
+         script: Path | None, headers: Mapping[str, str] | None = None) -> dict:
+    """Closed-loop POSTs of `body` for `seconds` on `concurrency` connections; connection i uses `sessions[i % len]`
+    (as `X-Session-ID`) and sends `headers` too.
 
     With `script` (from `wrk_script`): wrk, one thread per connection. Without: aiohttp in this process,
     pinned to one core. Returns requests, req_per_s, p50/p99/max ms, unexpected statuses, 5xx, socket errors.
     """
     if script is not None:
-        return _wrk(url, path, body, expected, sessions, seconds, concurrency, script)
+        return _wrk(url, path, body, expected, sessions, seconds, concurrency, script, headers or {})
     if hasattr(os, "sched_setaffinity") and os.cpu_count() and os.cpu_count() > 1:
         os.sched_setaffinity(0, {os.cpu_count() - 1})  # the generator on one core, as wrk would not be
-    return asyncio.run(_aiohttp_drive(url, path, body, expected, sessions, seconds, concurrency))
+    return asyncio.run(_aiohttp_drive(url, path, body, expected, sessions, seconds, concurrency, headers or {}))
 
 
 def wrk_script(directory: Path) -> Path | None:

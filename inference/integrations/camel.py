@@ -35,7 +35,7 @@ from inference.agents.llm import PLANNER_ROLE
 from inference.agents.planner import DEFAULT_MAX_STEPS, load_system_prompt
 from inference.gecko.backend import GeckoToolBackend, fetch_catalog
 from inference.gecko.client import GeckoClient
-from inference.tools.catalog import ToolSpec
+from inference.tools.catalog import CatalogTool
 from inference.tools.execution import CallRecord, ToolCallRequest, ToolExecutor, ToolInfrastructureError
 from utils.llm import Prompt
 from utils.llm.aliases import resolve_model
@@ -98,7 +98,7 @@ class _Calls:
         self.step = 0
 
 
-def _function_tool(spec: ToolSpec, executor: ToolExecutor, calls: _Calls) -> FunctionTool:
+def _function_tool(spec: CatalogTool, executor: ToolExecutor, calls: _Calls) -> FunctionTool:
     async def call_gecko_tool(**arguments: Any) -> str:
         if calls.failure is not None:
             return UNAVAILABLE
