@@ -2,7 +2,8 @@
 
 Scripted agents play the task's ground truth (`oracle.py`): the oracle as is, the noisy one with seeded
 errors (`inference.agents.noise`). Any other name is a model of the LLM layer (an alias, `openai:<model>`,
-or `openai-compatible:<model>@<base_url>`), run by the planner with `prompts/single_turn_system.md`.
+or `openai-compatible:<model>@<base_url>`), run with `prompts/single_turn_system.md` by the agent backend
+(`--agent-backend`: our planner, or a CAMEL `ChatAgent`; see `inference.agents.backends`).
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from inference.agents import (
     NOISY_NAME,
     ORACLE_NAME,
     Agent,
-    LLMPlannerModel,
-    PlannerAgent,
     ScriptedCall,
     ScriptedNoisyAgent,
     ScriptedOracleAgent,
 )
+from inference.agents.backends import DEFAULT_AGENT_BACKEND, PlannerSpec, build_planner
 from inference.agents.noise import DEFAULT_ERROR_RATE
 from utils.llm import LLMClient, load_prompt
 
@@ -44,6 +44,18 @@ class AgentSettings:
     max_steps: int = DEFAULT_MAX_STEPS
     temperature: float | None = 0.0
     system_prompt: Path = SYSTEM_PROMPT
+    agent_backend: str = DEFAULT_AGENT_BACKEND
+    """What drives an LLM model (`planner` or `camel`)."""
+
+    def planner(self, llm: LLMClient | None, system_prompt: Path | None = None) -> Agent:
+        """The LLM agent of these settings (one instance serves every task).
+
+        Raises:
+            ValueError: see `inference.agents.backends.build_planner`.
+        """
+        spec = PlannerSpec(self.model, load_prompt(system_prompt or self.system_prompt), self.max_steps,
+                           self.temperature)
+        return build_planner(self.agent_backend, spec, llm)
 
 
 def is_scripted(model: str) -> bool:
@@ -69,8 +81,5 @@ def agent_factory(settings: AgentSettings, llm: LLMClient | None = None) -> Agen
                                                error_rate=settings.error_rate)
     if settings.model.startswith("scripted-"):
         raise ValueError(f"unknown scripted agent {settings.model!r}; choose {' or '.join(SCRIPTED_MODELS)}")
-    if llm is None:
-        raise ValueError(f"model {settings.model!r} needs an LLM client")
-    planner = PlannerAgent(LLMPlannerModel(llm, settings.model, temperature=settings.temperature),
-                           system_prompt=load_prompt(settings.system_prompt), max_steps=settings.max_steps)
+    planner = settings.planner(llm)
     return lambda task: planner

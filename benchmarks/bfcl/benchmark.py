@@ -46,6 +46,7 @@ from benchmarks.runner import (
     RunOptions,
     TaskOutcome,
     WorkItem,
+    add_agent_backend_argument,
     add_model_argument,
     add_selection_arguments,
     selected_ids,
@@ -140,6 +141,7 @@ class _Bfcl:
         steps = defaults["max_steps"].default
         bfcl.add_argument("--max-steps", type=int, default=steps, help=f"planner steps per run (default {steps})")
         bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
+        add_agent_backend_argument(bfcl)
         checklist = defaults["generate_checklist"].default
         bfcl.add_argument("--checklist", action=argparse.BooleanOptionalAction, default=checklist,
                           help=f"a checklist per task (per turn in multi-turn) from Gecko's judge model "
@@ -157,7 +159,8 @@ class _Bfcl:
         return cls(cls.config_type(
             categories=cls.categories_of(args.category), model=args.model, ids=selected_ids(args),
             num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
-            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=args.checklist), options)
+            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=args.checklist,
+            agent_backend=args.agent_backend), options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:
@@ -173,8 +176,9 @@ class _Bfcl:
         return self.settings.result_settings()
 
     def run_label(self) -> str:
-        """`bfcl_<model>` / `bfcl-multi_<model>`."""
-        return f"{self.name}_{model_dir_name(self.settings.model)}"
+        """`bfcl_<model>` / `bfcl-multi_<model>` (plus `_<backend>` for a non-default agent backend)."""
+        backend = self.settings.agent_backend
+        return f"{self.name}_{model_dir_name(self.settings.model)}" + (f"_{backend}" if backend != "planner" else "")
 
     def models(self) -> dict[str, str]:
         """The planner's model, unless scripted."""

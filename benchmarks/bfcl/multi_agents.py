@@ -4,7 +4,7 @@
 |---|---|---|
 | `scripted-oracle` | the turn's ground truth | the turn's ground truth |
 | `scripted-noisy` | the ground truth with seeded errors, fixed as feedback names them | the plan replayed (`gats.PlanReplayAgent`); no plan: a fresh noisy agent |
-| an LLM | the planner (`prompts/multi_turn_system.md`) | the same planner, given the plan as a message |
+| an LLM | the planner (`prompts/multi_turn_system.md`; `--agent-backend`) | the same planner, given the plan as a message |
 """
 
 from __future__ import annotations
@@ -22,13 +22,11 @@ from inference.agents import (
     NOISY_NAME,
     ORACLE_NAME,
     Agent,
-    LLMPlannerModel,
-    PlannerAgent,
     ScriptedCall,
     ScriptedNoisyAgent,
     ScriptedOracleAgent,
 )
-from utils.llm import LLMClient, load_prompt
+from utils.llm import LLMClient
 
 MULTI_TURN_SYSTEM_PROMPT = Path(__file__).resolve().parent / "prompts" / "multi_turn_system.md"
 TurnAgentsFactory = Callable[[MultiTurnTask], TurnAgents]
@@ -70,8 +68,5 @@ def multi_turn_agents(settings: AgentSettings, llm: LLMClient | None = None) -> 
         return lambda task: _noisy(task, settings)
     if settings.model.startswith("scripted-"):
         raise ValueError(f"unknown scripted agent {settings.model!r}; choose {' or '.join(SCRIPTED_MODELS)}")
-    if llm is None:
-        raise ValueError(f"model {settings.model!r} needs an LLM client")
-    planner = PlannerAgent(LLMPlannerModel(llm, settings.model, temperature=settings.temperature),
-                           system_prompt=load_prompt(MULTI_TURN_SYSTEM_PROMPT), max_steps=settings.max_steps)
+    planner = settings.planner(llm, MULTI_TURN_SYSTEM_PROMPT)
     return lambda task: TurnAgents(simulated=lambda i: planner, real=lambda i, plan: planner)

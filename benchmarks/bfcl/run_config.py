@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchmarks.bfcl.agents import AgentSettings
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
 from gats import GatsConfig
+from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
 from inference.agents.noise import DEFAULT_ERROR_RATE
 
 DEFAULT_MAX_RETRIES = 2
@@ -46,6 +47,14 @@ class BfclRunConfig(BaseModel):
     temperature: float | None = 0.0
     generate_checklist: bool = False
     """A checklist per task from Gecko's judge model (else the judge's own)."""
+    agent_backend: AgentBackend = DEFAULT_AGENT_BACKEND
+    """What drives an LLM model: `planner` (ours) or `camel` (a CAMEL ChatAgent); scripted agents use neither."""
+
+    @model_validator(mode="after")
+    def _backend_needs_a_model(self) -> BfclRunConfig:
+        if self.agent_backend != DEFAULT_AGENT_BACKEND and self.model.startswith("scripted-"):
+            raise ValueError(f"--agent-backend {self.agent_backend} drives an LLM; {self.model} is a scripted agent")
+        return self
 
     @field_validator("categories")
     @classmethod
@@ -68,7 +77,7 @@ class BfclRunConfig(BaseModel):
     def agents(self) -> AgentSettings:
         """How agents are built."""
         return AgentSettings(model=self.model, seed=self.seed, error_rate=self.error_rate,
-                             max_steps=self.max_steps, temperature=self.temperature)
+                             max_steps=self.max_steps, temperature=self.temperature, agent_backend=self.agent_backend)
 
 
 class MultiTurnRunConfig(BfclRunConfig):

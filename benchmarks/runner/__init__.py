@@ -5,6 +5,7 @@ circuit breaker, official files, summary and exit code, for every benchmark behi
 from benchmarks.runner.batch import RunInterrupted, rescore, run_benchmark
 from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry, read_ledger
 from benchmarks.runner.command import (
+    add_agent_backend_argument,
     add_model_argument,
     add_selection_arguments,
     build_parser,
@@ -29,6 +30,6 @@ from benchmarks.runner.summary import RunSummary
 __all__ = [
     "AUTO_GECKO", "LEDGER_FILE", "Benchmark", "BenchmarkCommand", "Evaluation", "Ledger", "LedgerEntry", "LocalGecko",
     "PreflightError", "ResumeError", "RunContext", "RunDirectory", "RunError", "RunInterrupted", "RunOptions",
-    "RunSummary", "SelectionError", "TaskOutcome", "TaskStatus", "WorkItem", "add_model_argument",
+    "RunSummary", "SelectionError", "TaskOutcome", "TaskStatus", "WorkItem", "add_agent_backend_argument", "add_model_argument",
     "add_selection_arguments", "build_parser", "read_ledger", "rescore", "run_benchmark", "run_command", "selected_ids",
 ]

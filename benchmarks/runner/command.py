@@ -26,6 +26,7 @@ from benchmarks.runner.protocol import BenchmarkCommand
 from benchmarks.runner.rundir import RunDirectory
 from benchmarks.runner.selection import read_ids_file, split_ids
 from benchmarks.runner.summary import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, format_table
+from inference.agents.backends import AGENT_BACKENDS, DEFAULT_AGENT_BACKEND
 from utils.llm import load_env
 from utils.paths import REPO_ROOT
 from utils.settings import Settings
@@ -39,6 +40,13 @@ def add_model_argument(parser: argparse.ArgumentParser, *flags: str, default: st
     """`--model` (with extra spellings in `flags`): required unless a default is given."""
     parser.add_argument("--model", *flags, dest="model", required=default is None, default=default,
                         help=help_text or "scripted-* (offline) | an LLM alias | openai-compatible:<model>@<base_url>")
+
+
+def add_agent_backend_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """`--agent-backend planner|camel`: what drives an LLM model as a tool-calling agent (`inference.agents.backends`)."""
+    parser.add_argument("--agent-backend", choices=AGENT_BACKENDS, default=DEFAULT_AGENT_BACKEND,
+                        help="what drives the model as a tool-calling agent: planner (ours, default) or camel "
+                             "(a CAMEL ChatAgent; needs the [camel] extra); scripted agents need neither")
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser, *, ids_help: str) -> None:

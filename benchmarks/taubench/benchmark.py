@@ -30,7 +30,12 @@ from benchmarks.runner import (
     TaskOutcome,
     WorkItem,
 )
-from benchmarks.runner.command import add_model_argument, add_selection_arguments, selected_ids
+from benchmarks.runner.command import (
+    add_agent_backend_argument,
+    add_model_argument,
+    add_selection_arguments,
+    selected_ids,
+)
 from benchmarks.runner.files import write_atomic
 from benchmarks.runner.rundir import git_commit
 from benchmarks.taubench.agent_tools import load_catalog
@@ -100,6 +105,7 @@ class Tau2Benchmark:
         tau2.add_argument("--gats-mode", choices=["none", "hybrid"], default="hybrid")
         tau2.add_argument("--agent-timeout", type=float, default=360.0, help="seconds per agent reply")
         tau2.add_argument("--max-steps", type=int, default=200)
+        add_agent_backend_argument(tau2)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, options: RunOptions) -> Tau2Benchmark:
@@ -108,7 +114,7 @@ class Tau2Benchmark:
             domain=args.domain, agent_llm=args.model, user_llm=args.user_llm, judge_llm=args.judge_llm,
             task_set=args.task_set, split=args.split, task_ids=selected_ids(args), num_tasks=args.num_tasks,
             num_trials=args.num_trials, seed=args.seed, gats_mode=args.gats_mode, gats_retries=args.gats_retries,
-            agent_timeout=args.agent_timeout, max_steps=args.max_steps), options)
+            agent_timeout=args.agent_timeout, max_steps=args.max_steps, agent_backend=args.agent_backend), options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> Tau2Benchmark:

@@ -19,7 +19,8 @@ from benchmarks.taubench.run_config import SCRIPTED_NOOP, SCRIPTED_ORACLE, SCRIP
 from benchmarks.taubench.scripted import ScriptedUser, noop_agent, oracle_agent
 from benchmarks.taubench.tasks import Task
 from inference.agents import Agent as RolloutAgent
-from inference.agents import LLMPlannerModel, PlannerAgent, ScriptedCall, ScriptedOracleAgent
+from inference.agents import ScriptedCall, ScriptedOracleAgent
+from inference.agents.backends import PlannerSpec, build_planner
 from inference.tools import ToolCatalog
 from utils.llm import LLMClient, Prompt
 
@@ -78,7 +79,7 @@ def rollout_factory(config: Tau2RunConfig, task: Task, runtime: DomainRuntime, c
         return oracle
     if config.agent_llm == SCRIPTED_NOOP:
         return lambda history: ScriptedOracleAgent([])
-    assert client is not None
     template = prompt("agent_system")
     system = Prompt(template.name, template.version, render(template, policy=runtime.policy))
-    return lambda history: PlannerAgent(LLMPlannerModel(client, config.agent_llm), system_prompt=system)
+    planner = build_planner(config.agent_backend, PlannerSpec(config.agent_llm, system), client)
+    return lambda history: planner

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from benchmarks.taubench.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS
 from benchmarks.taubench.tasks import SplitName, TaskSet
+from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
 
 GatsMode = Literal["none", "hybrid"]
 SCRIPTED_ORACLE = "scripted-oracle"
@@ -45,11 +46,16 @@ class Tau2RunConfig(BaseModel):
     """Seconds per agent reply (rehearsals included)."""
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1)
     max_errors: int = Field(DEFAULT_MAX_ERRORS, ge=1)
+    agent_backend: AgentBackend = DEFAULT_AGENT_BACKEND
+    """What drives the GATS rehearsals of an LLM agent: `planner` (ours) or `camel` (a CAMEL ChatAgent). The agent
+    that talks to the user is always the in-repo `LLMAgent` (the orchestrator drives it one message at a time)."""
 
     @model_validator(mode="after")
     def _known_scripted_names(self) -> Tau2RunConfig:
         if self.agent_llm.startswith("scripted") and self.agent_llm not in SCRIPTED_AGENTS:
             raise ValueError(f"unknown scripted agent {self.agent_llm!r}; choose {' or '.join(SCRIPTED_AGENTS)}")
+        if self.agent_backend != DEFAULT_AGENT_BACKEND and self.agent_is_scripted:
+            raise ValueError(f"--agent-backend {self.agent_backend} drives an LLM; {self.agent_llm} is a scripted agent")
         if self.user_llm.startswith("scripted") and self.user_llm != SCRIPTED_USER:
             raise ValueError(f"unknown scripted user {self.user_llm!r}; the scripted user is {SCRIPTED_USER!r}")
         return self
@@ -67,11 +73,12 @@ class Tau2RunConfig(BaseModel):
         return None if self.agent_is_scripted else self.agent_llm
 
     def run_label(self) -> str:
-        """`<domain>_<agent>_user-<user>_<mode>` with path-safe model names."""
+        """`<domain>_<agent>_user-<user>_<mode>` (plus `_<backend>` for a non-default agent backend), path-safe."""
         def safe(name: str) -> str:
             name = name.split("@", 1)[0].split(":", 1)[-1]  # `openai-compatible:<model>@<url>` → `<model>`
             return "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in name)[:40]
-        return f"{self.domain}_{safe(self.agent_llm)}_user-{safe(self.user_llm)}_{self.gats_mode}"
+        backend = f"_{self.agent_backend}" if self.agent_backend != DEFAULT_AGENT_BACKEND else ""
+        return f"{self.domain}_{safe(self.agent_llm)}_user-{safe(self.user_llm)}_{self.gats_mode}{backend}"
 
     def public(self) -> dict[str, Any]:
         """JSON form, recorded in `config.json`."""

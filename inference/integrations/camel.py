@@ -32,7 +32,7 @@ from camel.utils import BaseTokenCounter
 
 from inference.agents.base import AgentInfrastructureError, AgentRequest, AgentRun, AgentStep
 from inference.agents.llm import PLANNER_ROLE
-from inference.agents.planner import DEFAULT_MAX_STEPS, load_system_prompt
+from inference.agents.planner import DEFAULT_MAX_STEPS
 from inference.gecko.backend import GeckoToolBackend, fetch_catalog
 from inference.gecko.client import GeckoClient
 from inference.tools.catalog import CatalogTool
@@ -159,25 +159,37 @@ class CamelAgent:
 
     Args:
         model: a Gecko model alias (`camel_model` builds the backend) or a ready CAMEL model backend.
-        system_prompt: the planner prompt (default `prompts/planner_system.md`); None for none of ours.
+        system_prompt: placed first (the runners pass the planner's prompt); None for no system message of ours.
         max_steps: most tool-calling iterations per run.
+        temperature: sampling temperature of a model given by alias.
         name: how the agent is reported (default: the model alias).
+        chat_agent: builds the CAMEL agent, called like `ChatAgent` (`system_message`, `model`, `tools`,
+            `max_iteration`): pass your own `ChatAgent` subclass to run GATS with it.
+
+    Raises:
+        UnknownModelError, LLMUsageError, ValueError: see `camel_model` (checked here, before any run).
     """
 
     def __init__(self, model: str | BaseModelBackend, *, system_prompt: Prompt | None = None,
-                 max_steps: int = DEFAULT_MAX_STEPS, name: str | None = None) -> None:
+                 max_steps: int = DEFAULT_MAX_STEPS, temperature: float | None = 0.0, name: str | None = None,
+                 chat_agent: Callable[..., ChatAgent] = ChatAgent) -> None:
+        self.api_model = str(getattr(model, "model_type", model))
+        if isinstance(model, str):
+            camel_model(model, temperature=temperature)  # fail at start, not in the middle of a run
+            self.api_model = resolve_model(model, os.environ).model
         self._model_factory: Callable[[], BaseModelBackend] = (
-            (lambda: camel_model(model)) if isinstance(model, str) else (lambda: model))
+            (lambda: camel_model(model, temperature=temperature)) if isinstance(model, str) else (lambda: model))
         self.model_name = model if isinstance(model, str) else str(model.model_type)
         self.name = name or f"camel:{self.model_name}"
-        self.system_prompt = system_prompt if system_prompt is not None else load_system_prompt()
+        self.system_prompt = system_prompt
         self.max_steps = max_steps
+        self.chat_agent = chat_agent
 
     def _agent(self, request: AgentRequest, tools: list[FunctionTool]) -> tuple[ChatAgent, str]:
         system = [self.system_prompt.text] if self.system_prompt else []
         system += [_text(m) for m in request.messages if m.get("role") == "system"]
-        agent = ChatAgent(system_message="\n\n".join(system) or None, model=self._model_factory(), tools=tools,
-                          max_iteration=self.max_steps)
+        agent = self.chat_agent(system_message="\n\n".join(system) or None, model=self._model_factory(), tools=tools,
+                                max_iteration=self.max_steps)
         turns = [m for m in request.messages if m.get("role") in ("user", "assistant")]
         last_user = max((i for i, m in enumerate(turns) if m.get("role") == "user"), default=-1)
         for message in turns[:last_user]:
@@ -215,7 +227,7 @@ class CamelAgent:
     def _usage(self, usage: Mapping[str, Any], latency_s: float) -> list[dict[str, Any]]:
         if not usage:
             return []
-        return [{"role": PLANNER_ROLE, "model": self.model_name, "api_model": self.model_name, "provider": "camel",
+        return [{"role": PLANNER_ROLE, "model": self.model_name, "api_model": self.api_model, "provider": "camel",
                  "input_tokens": int(usage.get("prompt_tokens") or 0),
                  "output_tokens": int(usage.get("completion_tokens") or 0), "latency_s": round(latency_s, 6),
                  "cached": False, "cost_usd": None, "attempts": 1, "ok": True, "error": None,

@@ -26,7 +26,7 @@ from inference.tools import ToolExecutor  # noqa: E402
 from utils.llm_stub.config import StubConfig  # noqa: E402
 from utils.llm_stub.testing import run_stub  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::UserWarning")]
 MODEL = "gecko-stub"
 GOOD = {"title": "groceries", "body": "eggs"}
 BAD = {"title": "groceries", "priority": 9}
@@ -105,8 +105,16 @@ async def test_camel_agent_backend_runs_like_the_planner(live_gecko, stub):
     async with GeckoClient(live_gecko) as client:
         session = await client.new_session_id()
         executor = ToolExecutor(await fetch_catalog(client, ["notes"]), GeckoToolBackend(client, session))
-        agent = CamelAgent(stub.model(MODEL), max_steps=5)
+        built: list[ChatAgent] = []
+
+        class MyChatAgent(ChatAgent):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                built.append(self)
+
+        agent = CamelAgent(stub.model(MODEL), max_steps=5, chat_agent=MyChatAgent)
         run = await agent.run(AgentRequest(({"role": "user", "content": "Please take a note: groceries"},)), executor)
+    assert len(built) == 1, "the user's own ChatAgent subclass ran the turn"
     assert run.final_text == "Saved your note." and run.stop_reason == "answer"
     assert [c.outcome.status for c in run.calls] == [422, 200]
     assert run.calls[0].outcome.error_kind == "invalid_arguments"
