@@ -77,8 +77,11 @@ async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | 
         return tool_error(f"Unknown tool {name!r}{hint}.")
     if binding.session_id is None:
         return tool_error(NO_SESSION)
+    store_down = binding.runner.store.unavailable_errors
     try:
         outcome = await binding.runner.run(binding.session_id, operation, arguments if arguments is not None else {})
+    except store_down as exc:
+        return tool_error(f"The session store is unreachable ({type(exc).__name__}); retry the call.", retryable=True)
     except SessionNotFound:
         return tool_error(f"The Gecko session {binding.session_id} does not exist any more (deleted or expired); "
                           "start a new MCP session.")
