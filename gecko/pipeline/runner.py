@@ -253,16 +253,18 @@ class CallRunner:
         result = await self.upstreams.call(operation, arguments)
         timings["upstream"] = _ms(t)
         usage: list[dict[str, Any]] = []
-        new_state, state_info = None, {"engine": None}
+        new_state = patch = None
+        state_info: dict[str, Any] = {"engine": None}
         if self.engines.state is not None and not result.is_error:
             t = time.perf_counter()
             real = RealCall(operation.original_name, arguments, result.recorded(), operation.toolkit, operation,
                             operation.access)
             change = await self.engines.state.apply_real(record.state, [real], usage)
             timings["state"] = _ms(t)
-            new_state = change.state
+            new_state, patch = change.state, change.patch
             state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
         entry.update(status=result.status, source="upstream", upstream_error=result.is_error, response=result.body,
                      validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "real upstream"},
                      engines={"responder": "upstream", "state": state_info}, timings_ms=timings, usage=usage)
-        return CallOutcome(200, result.http_body(), upstream=result), Commit(history=entry, state=new_state), None
+        return (CallOutcome(200, result.http_body(), upstream=result),
+                Commit(history=entry, state=new_state, patch=patch), None)

@@ -31,7 +31,7 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
     headers["X-Gecko-Semantic"] = outcome.semantic_outcome
     if outcome.upstream is not None:
         headers["X-Gecko-Source"] = "upstream"
-        return JSONResponse(outcome.body, status_code=outcome.upstream.status, headers=headers)
+        return FastJSONResponse(outcome.body, status_code=outcome.upstream.status, headers=headers)
     if outcome.status == 200:
         return FastJSONResponse(outcome.body, headers=headers)
     return problem_response(
