@@ -8,7 +8,7 @@ a JSON-RPC `tools/call`; the session travels as `X-Session-ID`, which the endpoi
 `Mcp-Session-Id`). Same load generator for both (`utils.loadgen`: wrk when installed, else aiohttp pinned to one
 core); each scenario's MCP reply is checked once (`isError` as expected) before the load. Prints one JSON object.
 
-Run: `python bench/mcp_path.py [--seconds 10] [--concurrency 64]` (the twin figure needs `make npm-tools`).
+Run: `python perf/mcp_path.py [--seconds 10] [--concurrency 64]` (the twin figure needs `make npm-tools`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from utils.loadgen import load, wrk_script  # noqa: E402
-from utils.paths import REPO_ROOT  # noqa: E402
-from utils.procs import gecko_server  # noqa: E402
+from utils.loadgen import load, wrk_script
+from utils.paths import REPO_ROOT
+from utils.procs import gecko_server
 
 TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
 NPM_BIN = REPO_ROOT / ".npm-tools" / "node_modules" / ".bin"
