@@ -117,7 +117,7 @@ class CallRunner:
             record = await self.store.read(hold)
             if record is None:
                 raise SessionNotFound(session_id)
-            outcome, commit, pending = await self._run_locked(record, operation, arguments)
+            outcome, commit, pending = await self._run_locked(hold, record, operation, arguments)
             if pending is not None:
                 outcome.state_version, outcome.state_pending = record.version + 1, True
                 task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
@@ -166,7 +166,7 @@ class CallRunner:
             await self.store.release(hold)
 
     async def _run_locked(
-        self, record: SessionRecord, operation: Operation, arguments: Any
+        self, hold: Hold, record: SessionRecord, operation: Operation, arguments: Any
     ) -> tuple[CallOutcome, Commit, _Pending | None]:
         session_id, state, config = record.id, record.state, record.config
         allowed = config.get("toolkits")
@@ -191,7 +191,7 @@ class CallRunner:
 
         recent: list[dict[str, Any]] = []
         if self.needs_recent_calls:
-            recent = [compact_call(e) for e in await self.store.history_tail(session_id, RECENT_CALLS)]
+            recent = [compact_call(e) for e in await self.store.held_history_tail(hold, RECENT_CALLS)]
         usage: list[dict[str, Any]] = []
         ctx = CallContext(session_id, operation, arguments, state, recent, config, usage)
 

@@ -201,6 +201,15 @@ class SessionStore(abc.ABC):
             raise
         return Hold(session_id, gate)
 
+    async def held_history_tail(self, hold: Hold, limit: int) -> list[dict[str, Any]]:
+        """The last `limit` history entries of the held session, this turn's writes still in flight included.
+
+        A commit hands the session to the next caller before its write is stored (see `commit`), so a
+        plain `history_tail` could miss the previous call; this waits for that write first.
+        """
+        await _settled(hold.gate.pending)
+        return await self.history_tail(hold.session_id, limit)
+
     async def read(self, hold: Hold) -> SessionRecord | None:
         """The held session: the record of the last commit in this turn, or a fresh read."""
         gate = hold.gate

@@ -53,3 +53,40 @@ async def test_deferred_update_runs_after_response_and_next_call_sees_it(tmp_pat
     assert record.state == {"n": 2} and record.version == 2
     history = await store.history("s", 10, 0)
     assert [h["engines"]["state"]["deferred"] for h in history] == [True, True]
+
+
+class RecentCallsSynthesizer(RulesSynthesizer):
+    """Rules responses; records how many earlier calls each call was shown (what LLM stages see)."""
+
+    needs_recent_calls = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[int] = []
+
+    async def synthesize(self, ctx):
+        self.seen.append(len(ctx.recent_calls))
+        return await super().synthesize(ctx)
+
+
+async def test_queued_call_sees_previous_call_whose_write_is_still_in_flight():
+    """A commit hands the session on before its write is stored; the next call's recent calls include it.
+
+    Regression: the LLM reply cache stopped replaying because recent calls depended on write timing.
+    """
+    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
+    await store.open()
+    await store.create(SessionRecord(id="s"))
+    slow_commit = store._commit
+
+    async def delayed_commit(*args, **kwargs):
+        await asyncio.sleep(0.02)
+        return await slow_commit(*args, **kwargs)
+
+    store._commit = delayed_commit
+    synthesizer = RecentCallsSynthesizer()
+    runner = CallRunner(store, Engines(None, synthesizer, None, RulesJudge()))
+    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+    outcomes = await asyncio.gather(*(runner.run("s", op, {"title": f"t{i}", "body": "b"}) for i in range(4)))
+    assert [o.status for o in outcomes] == [200] * 4
+    assert synthesizer.seen == [0, 1, 2, 3]
