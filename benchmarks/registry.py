@@ -29,6 +29,8 @@ BENCHMARKS: dict[str, Registration] = {
                                "BFCL multi-turn with per-turn GATS, real execution and sync (run_bfcl_multi.py)"),
     "tau2": Registration("benchmarks.taubench.benchmark:Tau2Benchmark",
                          "tau2-bench airline and retail, with GATS hybrid mode (run_taubench.py)"),
+    "fidelity": Registration("benchmarks.fidelity.benchmark:FidelityBenchmark",
+                             "the fidelity harness: the same calls on real tools and in Gecko, compared"),
 }
 """Registry name → its class and help line."""
 

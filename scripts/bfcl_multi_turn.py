@@ -1,10 +1,7 @@
 """State and read/write kind of BFCL's multi-turn tool classes, found by running them.
 
-**State** of an instance: its public attributes (the ones BFCL's own state checker compares), made
-JSON-serialisable: file-system `Directory`/`File` objects become the scenario format of
-`initial_config` (`{"root": {"<name>": {"type": "directory", "contents": {…}}}}`,
-`{"type": "file", "content": …}`), integer dict keys become strings, sets become sorted lists. GorillaFileSystem also records `current_directory` (what
-`pwd()` reports), since `cd` changes what later calls see.
+**State** of an instance: `benchmarks.bfcl.state_map.instance_state` (its public attributes as JSON; the
+same mapping the fidelity harness compares Gecko's state with).
 
 **Access** (`x-gecko-access`) is derived dynamically, by running the methods and comparing the
 state before and after each call; a method that changed the state in any call is a write, the
@@ -31,6 +28,8 @@ from typing import Any, Literal
 
 from bfcl_source import multi_turn_class
 
+from benchmarks.bfcl.state_map import instance_state
+
 Access = Literal["read", "write"]
 MAX_PROBE_STATES = 48
 """Distinct states probed per class (first ones met along the ground-truth traces)."""
@@ -41,36 +40,6 @@ MAX_STATE_VALUES = 16
 SAMPLES: dict[str, Any] = {
     "string": "test", "integer": 1, "float": 1.5, "boolean": True, "array": [], "tuple": [], "dict": {}, "any": "test",
 }
-
-
-def to_json(value: Any) -> Any:
-    """A JSON-serialisable copy of an attribute value (see the module docstring)."""
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((to_json(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    kind = type(value).__name__
-    if kind == "Directory":
-        return {"type": "directory", "contents": {name: to_json(item) for name, item in value.contents.items()}}
-    if kind == "File":
-        return {"type": "file", "content": value.content}
-    raise TypeError(f"no JSON form for a {kind} in an instance's state")
-
-
-def instance_state(instance: object) -> dict[str, Any]:
-    """The JSON state of a tool-class instance."""
-    state = {
-        name: {value.name: to_json(value)} if type(value).__name__ == "Directory" else to_json(value)
-        for name, value in sorted(vars(instance).items())
-        if not name.startswith("_")
-    }
-    if hasattr(instance, "_current_dir") and hasattr(instance, "pwd"):
-        state["current_directory"] = instance.pwd()["current_working_directory"]
-    return state
 
 
 def new_instance(class_name: str, scenario: dict[str, Any]) -> object:

@@ -43,7 +43,8 @@ from gecko.convert import dump_document
 from utils.paths import DATA_DIR, REPO_ROOT
 
 DEFAULT_DATA_DIR = DATA_DIR
-CODE_GLOBS = ("gecko/convert/**/*.py", "gecko/convert/prompts/*", "scripts/bfcl_*.py", "scripts/build_toolkits.py")
+CODE_GLOBS = ("gecko/convert/**/*.py", "gecko/convert/prompts/*", "scripts/bfcl_*.py", "scripts/build_toolkits.py",
+              "benchmarks/bfcl/state_map.py")
 
 
 @dataclass(frozen=True)
