@@ -82,6 +82,10 @@ class BfclFidelitySource:
     def _tasks(self) -> dict[str, MultiTurnTask]:
         return {task.id: task for task in load_category(self.category) if isinstance(task, MultiTurnTask)}
 
+    def warm_up(self) -> None:
+        """Load the category's entries."""
+        self.tasks()
+
     def toolkits(self) -> tuple[str, ...]:
         """The eight class toolkits."""
         return BFCL_CLASSES
@@ -107,7 +111,8 @@ class BfclFidelitySource:
         """Fresh instances at the entry's initial config."""
         return BfclRealSystem(self._tasks[task_id])
 
-    def official(self, task_id: str, calls: Sequence[PlannedCall], outcomes: Sequence[RealOutcome]) -> bool | None:
+    def official(self, task_id: str, real: BfclRealSystem, calls: Sequence[PlannedCall],
+                 outcomes: Sequence[RealOutcome]) -> bool | None:
         """The official multi-turn checker's verdict (each turn's calls as one step)."""
         task = self._tasks[task_id]
         known = {doc["name"] for doc in task.functions_at_turn(len(task.turns))}

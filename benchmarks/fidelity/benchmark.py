@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -255,6 +256,11 @@ class FidelityBenchmark:
         except GeckoError as exc:
             raise PreflightError(f"Gecko at {context.gecko_url} is not usable: {exc}; start it (gecko serve) or "
                                  "run with --gecko-url auto") from exc
+        for name in self._catalogs:
+            await asyncio.to_thread(self.source(name).warm_up)
+        # The sources' data (tau2's parsed DB JSON: ~10^6 objects) lives for the whole run: keep it out of every
+        # later garbage collection, which would otherwise scan it again after each fresh DB.
+        gc.freeze()
         roles = {role: info.model_dump() for role, info in health.roles.items()}
         return {"gecko": {"version": health.version, "roles": roles, "store": health.store,
                           "toolkits": health.toolkits}}

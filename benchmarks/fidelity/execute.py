@@ -17,6 +17,7 @@ real state.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from benchmarks.fidelity.metrics import compare_states, key_agreement, value_agreement, value_pool
+from benchmarks.fidelity.metrics import (
+    compare_states,
+    flatten,
+    key_agreement,
+    restrict,
+    value_agreement,
+    value_pool,
+)
 from benchmarks.fidelity.model import (
     NO_ERROR,
     STATE_ERROR,
@@ -36,6 +44,7 @@ from benchmarks.fidelity.model import (
 from inference.gecko import GeckoClient, GeckoJudgeError
 from inference.gecko.client import ToolResponse
 from inference.tools.catalog import ToolCatalog
+from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
 
 
@@ -56,7 +65,7 @@ def is_rejection(response: ToolResponse) -> bool:
 class SchemaChecks:
     """Compiled response validators, one per (toolkit, operation)."""
 
-    _cache: dict[tuple[str, str], Draft202012Validator | None] = field(default_factory=dict)
+    _cache: dict[tuple[str, str], FastCheck | None] = field(default_factory=dict)
 
     def valid(self, catalog: ToolCatalog, call: PlannedCall, value: Any) -> bool | None:
         """Whether `value` fits the tool's response schema (None: unknown tool or no schema)."""
@@ -66,8 +75,8 @@ class SchemaChecks:
         key = (spec.toolkit, spec.operation_id)
         if key not in self._cache:
             schema = spec.response_schema
-            self._cache[key] = None if schema is None else Draft202012Validator(dict(schema),
-                                                                                   format_checker=FORMAT_CHECKER)
+            self._cache[key] = None if schema is None else FastCheck(
+                dict(schema), Draft202012Validator(dict(schema), format_checker=FORMAT_CHECKER))
         validator = self._cache[key]
         return None if validator is None else bool(validator.is_valid(value))
 
@@ -99,10 +108,23 @@ def _error_kind(call: PlannedCall, real: RealOutcome) -> str:
     return STATE_ERROR if real.error else NO_ERROR
 
 
-def step_record(index: int, call: PlannedCall, access: str, real: RealOutcome, before: Mapping[str, Any],
-                after: Mapping[str, Any], stepwise: GeckoStep, rollout: GeckoStep, roots: tuple[str, ...],
-                catalog: ToolCatalog, schemas: SchemaChecks) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RealStep:
+    """The real side of one step: the call's outcome and the states around it (restricted to the roots)."""
+
+    outcome: RealOutcome
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    flat_before: Mapping[str, Any]
+    flat_after: Mapping[str, Any]
+
+
+def step_record(index: int, call: PlannedCall, access: str, real_step: RealStep, stepwise: GeckoStep,
+                rollout: GeckoStep, roots: tuple[str, ...], catalog: ToolCatalog,
+                schemas: SchemaChecks) -> dict[str, Any]:
     """The measures of one call (JSON; see README.md for each field)."""
+    real, before, after = real_step.outcome, real_step.before, real_step.after
+    flats = {"flat_before": real_step.flat_before, "flat_after": real_step.flat_after}
     record: dict[str, Any] = {
         "i": index, "tool": call.name, "toolkit": call.toolkit, "access": access, "turn": call.turn,
         "kind": _error_kind(call, real), "real_error": real.error,
@@ -111,7 +133,8 @@ def step_record(index: int, call: PlannedCall, access: str, real: RealOutcome, b
     }
     if not real.error and not stepwise.error:
         keys = key_agreement(real.output, stepwise.body)
-        fields, matched = value_agreement(real.output, stepwise.body, value_pool(after, dict(call.arguments)))
+        pool = value_pool(dict(call.arguments), leaves=real_step.flat_after.values())
+        fields, matched = value_agreement(real.output, stepwise.body, pool)
         record["response"] = {
             "real_schema": schemas.valid(catalog, call, real.output),
             "gecko_schema": schemas.valid(catalog, call, stepwise.body),
@@ -119,9 +142,9 @@ def step_record(index: int, call: PlannedCall, access: str, real: RealOutcome, b
             "values": [fields, matched],
         }
     if stepwise.state is not None:
-        record["state"] = compare_states(before, after, stepwise.state, roots).public()
+        record["state"] = compare_states(before, after, stepwise.state, roots, **flats).public()
     if rollout.state is not None:
-        record["rollout"] = compare_states(before, after, rollout.state, roots).public()
+        record["rollout"] = compare_states(before, after, rollout.state, roots, **flats).public()
     return record
 
 
@@ -149,9 +172,10 @@ async def run_trajectory(trajectory: Trajectory, source: FidelitySource, catalog
         GeckoError: Gecko failed (the task is untested).
     """
     started = time.perf_counter()
-    real = source.open(trajectory.task_id)
+    real = await asyncio.to_thread(source.open, trajectory.task_id)
     roots = real.roots()
     before = real.state()
+    flat_before = flatten(restrict(before, roots))
     config = {"toolkits": list(trajectory.toolkits), "labels": {**labels, "trajectory": trajectory.key}}
     stepwise_id = (await client.create_session(config, before)).session_id
     rollout_id = (await client.create_session(config, before)).session_id
@@ -166,18 +190,19 @@ async def run_trajectory(trajectory: Trajectory, source: FidelitySource, catalog
             outcome = real.call(call.name, call.arguments)
             outcomes.append(outcome)
             after = real.state()
-            read_state = access == "write" or after != before
+            flat_after = flatten(restrict(after, roots))
+            read_state = access == "write" or flat_after != flat_before
             if index:
                 await client.set_session_state(stepwise_id, before)
             stepwise = await _gecko_call(client, stepwise_id, call, default_toolkit, read_state)
             rollout = await _gecko_call(client, rollout_id, call, default_toolkit, read_state)
-            steps.append(step_record(index, call, access, outcome, before, after, stepwise, rollout, roots,
-                                     catalog, schemas))
+            real_step = RealStep(outcome, before, after, flat_before, flat_after)
+            steps.append(step_record(index, call, access, real_step, stepwise, rollout, roots, catalog, schemas))
             trace_steps.append({**call.public(), "real": {"error": outcome.error, "output": _clip(outcome.output)},
                                 "gecko": {"status": stepwise.status, "body": _clip(stepwise.body)},
                                 "rollout": {"status": rollout.status, "body": _clip(rollout.body)}})
-            before = after
-        official = source.official(trajectory.task_id, trajectory.calls, outcomes)
+            before, flat_before = after, flat_after
+        official = await asyncio.to_thread(source.official, trajectory.task_id, real, trajectory.calls, outcomes)
         verdict: bool | None = None
         judge_error = None
         if judge:

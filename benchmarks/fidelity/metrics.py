@@ -23,7 +23,7 @@ MISSING: Any = object()
 
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -35,12 +35,12 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     stack: list[tuple[str, Any]] = [(prefix, value)]
     while stack:
         path, node = stack.pop()
-        if isinstance(node, Mapping) and node:
+        if isinstance(node, dict) and node:
             stack.extend((f"{path}/{_escape(str(k))}", v) for k, v in node.items())
         elif isinstance(node, (list, tuple)) and node:
             stack.extend((f"{path}/{i}", v) for i, v in enumerate(node))
         else:
-            out[path] = dict(node) if isinstance(node, Mapping) else list(node) if isinstance(node, tuple) else node
+            out[path] = list(node) if isinstance(node, tuple) else node
     return out
 
 
@@ -54,11 +54,6 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b or (isinstance(a, float) or isinstance(b, float)) and math.isclose(a, b, rel_tol=1e-9)
     return bool(a == b)
-
-
-def _restrict(state: Mapping[str, Any] | None, roots: Sequence[str]) -> dict[str, Any]:
-    state = state or {}
-    return {root: state[root] for root in roots if root in state}
 
 
 def align_new_keys(before: Any, after: Any, sim: Any) -> tuple[Any, int]:
@@ -113,8 +108,15 @@ class StateComparison:
                 "changed_matched": self.changed_matched, "spurious": self.spurious, "aligned": self.aligned}
 
 
+def restrict(state: Mapping[str, Any] | None, roots: Sequence[str]) -> dict[str, Any]:
+    """The part of a state under `roots` (the top-level keys both sides represent)."""
+    state = state or {}
+    return {root: state[root] for root in roots if root in state}
+
+
 def compare_states(before: Mapping[str, Any], after: Mapping[str, Any], sim: Mapping[str, Any] | None,
-                   roots: Sequence[str]) -> StateComparison:
+                   roots: Sequence[str], *, flat_before: Mapping[str, Any] | None = None,
+                   flat_after: Mapping[str, Any] | None = None) -> StateComparison:
     """Compare a simulated next state with the real one, under `roots` only.
 
     Args:
@@ -122,10 +124,14 @@ def compare_states(before: Mapping[str, Any], after: Mapping[str, Any], sim: Map
         after: the real state after the step (same mapping).
         sim: the simulator's state after the step (it started from `before` in step-wise mode).
         roots: the top-level keys both represent (e.g. the involved tool classes); others are ignored.
+        flat_before: `flatten(restrict(before, roots))`, when the caller has it already.
+        flat_after: `flatten(restrict(after, roots))`, likewise.
     """
-    real_before, real_after = _restrict(before, roots), _restrict(after, roots)
-    sim_after, aligned = align_new_keys(real_before, real_after, _restrict(sim, roots))
-    flat_before, flat_after, flat_sim = flatten(real_before), flatten(real_after), flatten(sim_after)
+    real_before, real_after = restrict(before, roots), restrict(after, roots)
+    sim_after, aligned = align_new_keys(real_before, real_after, restrict(sim, roots))
+    flat_before = flatten(real_before) if flat_before is None else flat_before
+    flat_after = flatten(real_after) if flat_after is None else flat_after
+    flat_sim = flatten(sim_after)
     fields = flat_after.keys() | flat_sim.keys()
     matched = sum(1 for p in fields if same(flat_after.get(p, MISSING), flat_sim.get(p, MISSING)))
     touched = flat_before.keys() | flat_after.keys()
@@ -171,14 +177,14 @@ def _value_key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
-def value_pool(*values: Any) -> set[tuple[str, Any]]:
-    """The scalar leaves (non-empty strings and numbers; not booleans or null) of some JSON values."""
+def value_pool(*values: Any, leaves: Iterable[Any] = ()) -> set[tuple[str, Any]]:
+    """The scalar leaves (non-empty strings and numbers; not booleans or null) of some JSON values, plus
+    `leaves` (leaf values already flattened)."""
     pool: set[tuple[str, Any]] = set()
-    for value in values:
-        for leaf in flatten(value).values():
-            key = _value_key(leaf)
-            if key is not None:
-                pool.add(key)
+    for leaf in [*leaves, *(v for value in values for v in flatten(value).values())]:
+        key = _value_key(leaf)
+        if key is not None:
+            pool.add(key)
     return pool
 
 

@@ -1,11 +1,11 @@
 """What a source of real behaviour gives the harness, and what one trajectory is.
 
 ```
-FidelitySource      one real system (BFCL's tool classes, a tau2 domain): its tasks, its toolkits, and per task
+FidelitySource      one real system (BFCL's tool classes, a tau2 domain): its tasks, its toolkits, warm_up(), and per task
   .tasks()            the task ids
   .gold(task)         the task's correct calls (ground truth, gold actions)
   .open(task)         a RealSystem at the task's initial state
-  .official(task, …)  the official grader's verdict on the calls as executed (None: not graded)
+  .official(task, real, calls, outcomes)  the official grader's verdict on the calls as executed (None: not graded)
   .task_text(task)    what the judge is told the task is; .agent_response(task): the agent's last words
 RealSystem          the real tools of one run: call(name, arguments) → RealOutcome; state() in Gecko's
                     representation (the source's mapping); roots(): the top-level state keys both represent
@@ -110,6 +110,10 @@ class FidelitySource(Protocol):
     name: str
     """`bfcl`, `tau2-airline`, …: the group of its work items."""
 
+    def warm_up(self) -> None:
+        """Load what every trajectory needs (called once, before the first trajectory)."""
+        ...
+
     def toolkits(self) -> tuple[str, ...]:
         """Every Gecko toolkit the source's tasks use."""
         ...
@@ -134,8 +138,9 @@ class FidelitySource(Protocol):
         """Fresh real tools at the task's initial state."""
         ...
 
-    def official(self, task_id: str, calls: Sequence[PlannedCall], outcomes: Sequence[RealOutcome]) -> bool | None:
-        """The official grader's verdict on the trajectory as the real tools executed it (None: not graded)."""
+    def official(self, task_id: str, real: RealSystem, calls: Sequence[PlannedCall],
+                 outcomes: Sequence[RealOutcome]) -> bool | None:
+        """The official grader's verdict on the trajectory as `real` (from `open`) executed it (None: not graded)."""
         ...
 
     def task_text(self, task_id: str) -> str:

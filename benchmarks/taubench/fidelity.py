@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fidelity.model import PlannedCall, RealOutcome
-from benchmarks.taubench.environment import DomainRuntime, Environment
+from benchmarks.taubench.environment import DomainRuntime, Environment, WriteCall, canonical_writes
 from benchmarks.taubench.evaluate import evaluate
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
 from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, ToolMessage, UserMessage
@@ -122,6 +122,10 @@ class Tau2FidelitySource:
     def _tasks(self) -> dict[str, Task]:
         return {task.id: task for task in self.runtime.store.tasks(self.domain, self.runtime.task_set)}
 
+    def warm_up(self) -> None:
+        """Parse the domain's DB once (every trajectory validates a fresh DB from it)."""
+        self.runtime.store.db_json(self.domain)
+
     def toolkits(self) -> tuple[str, ...]:
         """The domain's mock toolkit."""
         return (self.domain,)
@@ -152,9 +156,18 @@ class Tau2FidelitySource:
         seeds = set(_strings([dict(call.arguments) for call in self._actions(task_id)]))
         return Tau2RealSystem(self.runtime.environment(), self.domain, seeds)
 
-    def official(self, task_id: str, calls: Sequence[PlannedCall], outcomes: Sequence[RealOutcome]) -> bool | None:
-        """tau2's reward of the executed calls (None when the task needs an NL judge)."""
+    def official(self, task_id: str, real: Tau2RealSystem, calls: Sequence[PlannedCall],
+                 outcomes: Sequence[RealOutcome]) -> bool | None:
+        """tau2's reward of the executed calls (None when the task needs an NL judge).
+
+        The real environment executed exactly these calls from a pristine DB, so its fingerprint is the one a
+        replay would reach: it is recorded for its write sequence first, and the grader does not replay.
+        """
         task = self._tasks[task_id]
+        writes = real.environment.writes
+        if writes and canonical_writes(writes) != canonical_writes(
+                [WriteCall(c.name, dict(c.arguments)) for c in self._actions(task_id) if self.runtime.is_write(c.name)]):
+            real.environment.db_hash()
         messages: list[Message] = []
         for index, (call, outcome) in enumerate(zip(calls, outcomes)):
             call_id = f"fidelity-{index}"
