@@ -57,6 +57,9 @@ def render_outcome(outcome: CallOutcome, tool_name: str) -> types.CallToolResult
             META_PREFIX + "semantic": outcome.semantic_outcome}
     if outcome.upstream is not None:
         return outcome.upstream.mcp_result(meta)
+    if outcome.tool_error:  # the simulated API's own error answer (its declared 404): the body, as an error result
+        return types.CallToolResult(content=[types.TextContent(type="text", text=_text(outcome.body))], isError=True,
+                                    _meta={**meta, META_PREFIX + "tool_error": outcome.status})
     if outcome.status != 200:
         problem = {"type": "urn:gecko:problem:invalid-arguments", "title": "Invalid tool arguments",
                    "status": outcome.status, "detail": outcome.detail(), "tool": tool_name, "errors": outcome.errors()}

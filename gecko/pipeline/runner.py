@@ -21,13 +21,13 @@ from typing import Any
 from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
+from gecko.pipeline.world import call_seed
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
-from utils.jsonutil import content_hash
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
@@ -62,6 +62,8 @@ class CallOutcome:
     def semantic_outcome(self) -> str:
         """`valid`, `invalid`, `unchecked` or `skipped` (no semantic validator)."""
         return self.semantic.outcome if self.semantic else "skipped"
+    tool_error: bool = False
+    """The simulated tool answered with an error status of its API (`status`, e.g. 404), not Gecko refusing the call."""
 
 
 @dataclass
@@ -78,7 +80,7 @@ def _ms(start: float) -> float:
 
 def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
     """The part of a history entry that stages and judges need."""
-    return {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors")}
+    return {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors", "tool_error")}
 
 
 class CallRunner:
@@ -218,8 +220,15 @@ class CallRunner:
 
         synthesis = await synthesis_task
         body, fallback = synthesis.body, synthesis.fallback
+        if synthesis.status != 200:
+            # The tool's own error (a record the world model does not have): answered, recorded, no state change.
+            timings["response"], timings["total"] = _ms(t), _ms(started)
+            entry.update(status=synthesis.status, response=body, tool_error=True, validation=validation,
+                         engines={"responder": synthesis.engine, "fallback": None, "state": {"engine": None}},
+                         timings_ms=timings, usage=usage)
+            return CallOutcome(synthesis.status, body, semantic=verdict, tool_error=True), Commit(history=entry), None
         if not operation.response_is_valid(body):
-            body = synthesize_rules(operation, arguments, content_hash(session_id, operation.tool_name, arguments))
+            body = synthesize_rules(operation, arguments, call_seed(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)
         entry.update(

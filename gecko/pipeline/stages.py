@@ -56,6 +56,9 @@ class Synthesis:
     fallback: str | None = None
     """`rules` when the LLM output could not be made to fit the schema."""
     notes: list[str] = field(default_factory=list)
+    status: int = 200
+    """The simulated HTTP status: 200, or the operation's declared not-found status (404) when the world model
+    has no record with the requested id; the body is then that error response and the state does not change."""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from gecko.toolkits.access import operation_access
 from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
+from gecko.toolkits.resources import infer_world
 from gecko.toolkits.schemas import (
     InvalidSchemaError,
     SchemaPreparer,
@@ -210,15 +211,16 @@ def _media_schema(content: Any) -> tuple[bool, Any]:
     return True, media.get("schema", {})
 
 
-def _response_schema(doc: dict[str, Any], responses: Any) -> Any:
+def _response_schema(doc: dict[str, Any], responses: Any, status: str = r"2(\d\d|XX)") -> tuple[bool, Any]:
+    """(the status is declared, its JSON body schema or None) for the first response code matching `status`."""
     if not isinstance(responses, dict):
-        return None
-    codes = sorted(str(c) for c in responses if re.fullmatch(r"2(\d\d|XX)", str(c), re.IGNORECASE))
+        return False, None
+    codes = sorted(str(c) for c in responses if re.fullmatch(status, str(c), re.IGNORECASE))
     if not codes:
-        return None
+        return False, None
     response = resolve_object(doc, responses.get(codes[0], responses.get(int(codes[0]) if codes[0].isdigit() else "")))
     has, schema = _media_schema(response.get("content") if isinstance(response, dict) else None)
-    return schema if has else None
+    return True, schema if has else None
 
 
 def _operation_id(method: str, path: str) -> str:
@@ -346,8 +348,10 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
                 params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
             )
             args_schema = _hoist_defs(args_schema)
-            raw_response = _response_schema(doc, op.get("responses"))
+            raw_response = _response_schema(doc, op.get("responses"))[1]
             response_schema = preparer.prepare(raw_response) if raw_response is not None else None
+            not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
+            not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
             if response_schema is True or response_schema == {}:
                 response_schema = {}
             original = str(op.get("x-gecko-original-name") or op_id)
@@ -371,9 +375,12 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
                                     if response_schema is not None else None),
                 path_regex=regex,
                 extensions={k: v for k, v in op.items() if k.startswith("x-")},
+                not_found_declared=not_found,
+                not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
             )
     default_state = info.get("x-gecko-default-state", doc.get("x-gecko-default-state"))
     upstream = info.get(UPSTREAM_KEY, doc.get(UPSTREAM_KEY))
+    infer_world(name, operations, default_state if isinstance(default_state, dict) else None)
     title = str(info.get("title") or name)
     return Toolkit(
         name=name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,6 +27,54 @@ class Parameter:
     location: ParamLocation
     required: bool
     schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ResourceBinding:
+    """How an operation acts on a collection of records in the session state (`gecko.toolkits.resources`)."""
+
+    name: str
+    """The resource noun, singular (`pet`, `ticket`)."""
+    action: Literal["create", "read", "list", "update", "delete"]
+    collection: str
+    """Key of the records under the toolkit's state: `state[toolkit][collection]`."""
+    id_field: str
+    """The record field holding its id."""
+    id_argument: str | None = None
+    """The argument carrying the id (read, update, delete)."""
+    parents: tuple[tuple[str, str], ...] = ()
+    """(argument, record field) of enclosing path parameters (`/owners/{ownerId}/pets` → owner_id)."""
+    counter: str | None = None
+    """Integer key under the toolkit's state that numbers new records (`ticket_counter`)."""
+    status: str | None = None
+    """update: the value the record's `status` takes (`cancelled` for `cancel_order`)."""
+    list_property: str | None = None
+    """list: the array property of an object response (None: the response is the array)."""
+    filters: tuple[str, ...] = ()
+    """list: arguments that filter or cap the records (record fields, search text, limit)."""
+    record_fields: frozenset[str] | None = None
+    """Fields a record of this resource has (None: unknown, every argument is kept)."""
+    not_found: tuple[int, dict[str, Any] | None, FastCheck | None] | None = None
+    """What a missing id gets: (404, body schema, its check) when the operation declares a 404 response,
+    (200, None, None) when its success schema has an `{error}` branch; None: no error is declared."""
+    declared: bool = False
+    """From `x-gecko-resource` rather than inferred."""
+
+
+@dataclass(frozen=True)
+class WorldBinding:
+    """An operation's place in its toolkit's world model."""
+
+    toolkit: str
+    """Where the toolkit's part of the state lives: `state[toolkit]`."""
+    resource: ResourceBinding | None
+    fields: tuple[str, ...] = ()
+    """A write without a resource: the toolkit's top-level state fields set from same-named arguments."""
+    response_fields: frozenset[str] | None = None
+    """Properties the response object declares (where state values are copied); None: not an object with
+    declared properties."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """The toolkit's `x-gecko-default-state` (read-only): collections and fields a session has not written yet."""
 
 
 @dataclass
@@ -55,6 +104,12 @@ class Operation:
     extensions: dict[str, Any] = field(default_factory=dict, repr=False)
     args_check: FastCheck | None = field(default=None, repr=False)
     response_check: FastCheck | None = field(default=None, repr=False)
+    not_found_declared: bool = False
+    """The operation declares a 404 response."""
+    not_found_schema: dict[str, Any] | None = field(default=None, repr=False)
+    """The JSON schema of that 404 response's body, if any."""
+    world: WorldBinding | None = field(default=None, repr=False)
+    """Its place in the world model (set once the whole toolkit is loaded)."""
 
     def __post_init__(self) -> None:
         self.args_check = FastCheck(self.args_schema, self.args_validator)

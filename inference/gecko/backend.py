@@ -40,6 +40,9 @@ class GeckoToolBackend:
             raise ToolInfrastructureError(str(exc)) from exc
         if response.ok:
             return ToolOutcome(True, dumps_compact(response.body), body=response.body, status=200)
+        if response.tool_error:
+            return ToolOutcome(False, dumps_compact(response.body), body=response.body, status=response.status,
+                               error_kind="tool_error")
         errors = _errors(response.errors)
         title = str(response.body.get("title", "Error")) if isinstance(response.body, dict) else "Error"
         kind = "invalid_arguments" if response.status == 422 else (

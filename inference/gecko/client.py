@@ -37,6 +37,7 @@ from inference.gecko.models import (
 )
 
 SESSION_HEADER = "X-Session-ID"
+TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
 HISTORY_PAGE = 1000
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 Sleep = Callable[[float], Awaitable[None]]
@@ -47,12 +48,16 @@ class ToolResponse:
     """Gecko's answer to one tool call."""
 
     status: int
-    """200, 422 (invalid arguments), 404 (unknown tool) or another 4xx refusal."""
+    """200, 422 (invalid arguments), 404 (unknown tool) or another 4xx refusal; or the simulated tool's own error
+    status (`tool_error`)."""
     body: Any
-    """The tool's response (200) or the problem body."""
+    """The tool's response (200, or its error answer when `tool_error`) or the problem body."""
     state_version: int | None = None
     semantic: str | None = None
     """Outcome of the semantic check (`valid`, `invalid`, `unchecked`, `skipped`), from `X-Gecko-Semantic`."""
+    tool_error: bool = False
+    """The simulated API answered with an error of its own (e.g. its declared 404 for a record that does not
+    exist; header `X-Gecko-Tool-Error`): a tool result, not Gecko refusing the call."""
 
     @property
     def ok(self) -> bool:
@@ -336,9 +341,14 @@ class GeckoClient:
         response = await self._send("POST", path, idempotent=False, json=dict(arguments),
                                     headers={SESSION_HEADER: session_id})
         status = response.status_code
-        if status >= 500:
+        tool_error = response.headers.get(TOOL_ERROR_HEADER) == "true"
+        if status >= 500 and not tool_error:
             _raise_for(response, f"call {toolkit}/{operation_id}")
-        body = _problem(response) if status != 200 else response.json()
+        body = response.json() if status == 200 or tool_error else _problem(response)
+        if tool_error:
+            version = response.headers.get("X-Gecko-State-Version")
+            return ToolResponse(status, body, int(version) if version and version.isdigit() else None,
+                                response.headers.get("X-Gecko-Semantic"), tool_error=True)
         if status == 404 and str(body.get("type", "")).endswith("unknown-session"):
             raise GeckoNotFoundError(f"call {toolkit}/{operation_id}: {body.get('detail')}", status, body)
         if status in (400, 401, 403) and not str(body.get("type", "")).endswith("invalid-arguments"):

@@ -40,7 +40,7 @@ def test_session_lifecycle_history_fork_delete(client):
     fork = client.post(f"/sessions/{sid}/fork").json()
     assert fork["state"] == record["state"] and fork["config"]["forked_from"] == sid
     client.post("/notes/create_note", json={"title": "other", "body": "b"}, headers={"X-Session-ID": fork["session_id"]})
-    assert len(client.get(f"/sessions/{sid}").json()["state"]["effects"]) == 1
+    assert len(client.get(f"/sessions/{sid}").json()["state"]["notes"]["notes"]) == 1
     assert client.delete(f"/sessions/{sid}").status_code == 204
     assert client.get(f"/sessions/{sid}").status_code == 404
     assert client.delete(f"/sessions/{sid}").status_code == 404
@@ -64,8 +64,10 @@ def test_update_state_from_real(client, session):
         {"name": "create_note", "arguments": GOOD_NOTE, "result": {"note_id": "N2"}},
     ]}).json()
     state = r["updated_state"]
-    assert state["observed"][0]["tool"] == "notes/get_note" and state["observed"][0]["result"] == {"title": "x"}
-    assert state["effects"][0]["source"] == "real" and state["effects"][0]["result"] == {"note_id": "N2"}
+    # both land in the world model: the real read's record under its id, the real create's record under its own
+    assert state["notes"]["notes"]["N1"] == {"title": "x"}
+    assert state["notes"]["notes"]["N2"] == {**GOOD_NOTE, "note_id": "N2"}
+    assert "observed" not in state and "effects" not in state and state["counts"] == {"notes/create_note": 1}
     single = client.post("/update-state-from-real", headers=session,
                          json={"tool_call": {"name": "get_note", "arguments": {}, "result": 1}})
     assert single.status_code == 200
@@ -117,5 +119,6 @@ def test_every_version_reads_back_exactly_through_the_api(make_client):
     for version, state in seen.items():
         assert client.get(f"/sessions/{sid}/state", params={"version": version}).json()["state"] == state
     state = client.get("/get-session-state", headers=headers).json()["state"]
-    # bounded: the last 8 writes; counted since the reset (12 simulated + 2 real writes)
-    assert len(state["effects"]) == 8 and state["counts"]["notes/create_note"] == 14
+    # the world since the reset: 12 simulated notes and the real one (written twice); reads recorded, bounded
+    assert len(state["notes"]["notes"]) == 13 and state["counts"]["notes/create_note"] == 14
+    assert "effects" not in state and [o["arguments"]["note_id"] for o in state["observed"]] == ["N13", "N17"]

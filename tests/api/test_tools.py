@@ -13,14 +13,21 @@ def test_valid_call_returns_schema_valid_200_and_updates_state(client, session):
     assert r.headers["X-Gecko-State-Version"] == "1"
     state = client.get("/get-session-state", headers=session).json()
     assert state["version"] == 1
-    assert state["state"]["effects"] == [{"tool": "notes/create_note", "arguments": GOOD_NOTE, "response": r.json()}]
+    note = r.json()
+    # the record keeps the fields a note has (get_note's schema): what a later read returns
+    assert state["state"]["notes"]["notes"] == {note["note_id"]: {"title": "Groceries", "body": "milk",
+                                                                  "note_id": note["note_id"]}}
+    assert state["state"]["counts"] == {"notes/create_note": 1}
 
 
-def test_same_arguments_same_response_different_arguments_different_ids(client, session):
+def test_same_arguments_and_state_same_response_different_arguments_different_ids(client, session):
     a = client.post("/notes/create_note", json=GOOD_NOTE, headers=session).json()
+    client.post("/set-session-state", json={"state": {}}, headers=session)  # back to the same (empty) state
     b = client.post("/notes/create_note", json=dict(reversed(list(GOOD_NOTE.items()))), headers=session).json()
     c = client.post("/notes/create_note", json={**GOOD_NOTE, "body": "eggs"}, headers=session).json()
+    d = client.post("/notes/create_note", json=GOOD_NOTE, headers=session).json()
     assert a == b and a["note_id"] != c["note_id"]
+    assert d["note_id"] not in (a["note_id"], c["note_id"])  # the same create again is a new record
 
 
 def test_invalid_call_is_422_problem_json_with_every_violation(client, session):

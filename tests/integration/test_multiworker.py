@@ -38,7 +38,7 @@ def test_sessions_work_across_workers_on_fresh_connections(live_gecko):
                 assert r.status_code == 200, r.text
             else:
                 r = fresh.get("/get-session-state", headers={"X-Session-ID": sessions[-1]})
-                assert r.status_code == 200 and len(r.json()["state"]["effects"]) == 1
+                assert r.status_code == 200 and len(r.json()["state"]["notes"]["notes"]) == 1
     assert len(pids) == 2, "both workers should have answered"
 
 
@@ -58,8 +58,13 @@ def assert_no_lost_update(url: str, sid: str, n: int) -> None:
     calls = httpx.get(f"{url}/sessions/{sid}/history", params={"limit": 1000}).json()["calls"]
     assert sorted(c["state_version"] for c in calls) == list(range(1, n + 1))  # no gap, no duplicate
     assert sorted(c["arguments"]["title"] for c in calls) == sorted(f"w{i}" for i in range(n))
-    titles = [httpx.get(f"{url}/sessions/{sid}/state", params={"version": v}).json()["state"]["effects"][-1]
-              ["arguments"]["title"] for v in range(1, n + 1)]
+    seen: set[str] = set()
+    titles = []
+    for version in range(1, n + 1):  # each version holds one more note: the write of that version
+        notes = httpx.get(f"{url}/sessions/{sid}/state", params={"version": version}).json()["state"]["notes"]["notes"]
+        (added,) = {note["title"] for note in notes.values()} - seen
+        seen.add(added)
+        titles.append(added)
     assert titles == [c["arguments"]["title"] for c in sorted(calls, key=lambda c: c["state_version"])]
 
 

@@ -22,6 +22,9 @@ segments, so matching it first changes no answer and spares the hot path a walk 
 fallback_router = APIRouter(tags=["tools"])
 """The documents' own paths: a catch-all, included last."""
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
+"""Set (`true`) on an error response of the simulated API itself (a declared 404 for a record the session's world
+does not have), as opposed to Gecko refusing the call (problem+json)."""
 
 
 def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Response:
@@ -34,6 +37,9 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
         return FastJSONResponse(outcome.body, status_code=outcome.upstream.status, headers=headers)
     if outcome.status == 200:
         return FastJSONResponse(outcome.body, headers=headers)
+    if outcome.tool_error:
+        headers[TOOL_ERROR_HEADER] = "true"
+        return FastJSONResponse(outcome.body, status_code=outcome.status, headers=headers)
     return problem_response(
         422, "Invalid tool arguments", outcome.detail(), "invalid-arguments", headers=headers,
         tool=operation.tool_name, errors=outcome.errors(),

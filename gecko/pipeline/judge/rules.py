@@ -2,7 +2,9 @@
 
 The checklist is the task itself as one item. The judge cannot read meaning: it gates on what it can
 check — an attempt with rejected calls (422) fails, naming them; an attempt with neither calls nor an
-answer fails; otherwise every item is `success`. It never claims more than that.
+answer fails; otherwise every item is `success`. It never claims more than that. A tool's own error
+answer (a declared 404 for a record that does not exist) is a result the agent may act on, not a
+rejected call.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ class RulesJudge:
         return [ChecklistItem(id="1", description=f"Complete the user's request: {text}")]
 
     async def judge(self, data: JudgeInput) -> JudgeResult:
-        rejected = [c for c in data.calls if c.get("status") != 200]
+        rejected = [c for c in data.calls if c.get("status") != 200 and not c.get("tool_error")]
         if rejected:
             names = ", ".join(sorted({str(c.get("tool")) for c in rejected}))
             reason = f"{len(rejected)} call(s) were rejected ({names}); fix them as the validation errors say."

@@ -1,12 +1,16 @@
-"""Rules response synthesis: a schema-valid response, deterministic per (session, tool, arguments)."""
+"""Rules response synthesis: a schema-valid response, deterministic per (session, tool, arguments) and state.
+
+With a world model (`gecko.pipeline.world`), a call on a bound resource answers from the state: a read returns the
+record that was created, a list lists the records, a missing id gets the declared not-found response.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, Synthesis
+from gecko.pipeline.world import call_seed, respond
 from gecko.toolkits.model import Operation
-from utils.jsonutil import content_hash
 from utils.roles import ENGINE_RULES
 from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance
 
@@ -31,7 +35,8 @@ def synthesize_rules(operation: Operation, arguments: dict[str, Any], seed: str,
 
 
 class RulesSynthesizer:
-    """Deterministic synthesizer; ids derive from a hash of session, tool and canonical arguments."""
+    """Deterministic synthesizer; ids derive from a hash of session, tool and canonical arguments; bound calls
+    answer from the world model."""
 
     engine = ENGINE_RULES
     needs_recent_calls = False
@@ -41,6 +46,13 @@ class RulesSynthesizer:
         """Compiled sub-schema checks, reused across calls (schemas live as long as the process)."""
 
     async def synthesize(self, ctx: CallContext) -> Synthesis:
-        seed = content_hash(ctx.session_id, ctx.operation.tool_name, ctx.arguments)
-        body = synthesize_rules(ctx.operation, ctx.arguments, seed, self._cache)
+        op = ctx.operation
+        seed = call_seed(ctx.session_id, op.tool_name, ctx.arguments)
+        if op.world is not None:
+            answer = respond(op, ctx.arguments, ctx.state, seed,
+                             lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache))
+            if answer is not None:
+                return Synthesis(body=answer.body, engine=self.engine, status=answer.status)
+        body = synthesize_rules(op, ctx.arguments, seed, self._cache)
         return Synthesis(body=body, engine=self.engine)
+

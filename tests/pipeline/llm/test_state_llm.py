@@ -121,10 +121,12 @@ async def test_apply_real_records_reads_and_patches_writes(notes, stub, client: 
     usage: list[dict] = []
     change = await updater.apply_real({"x": 1}, calls, usage)
     assert change.fallback is None and change.engine == stub.model()
-    assert [o["arguments"] for o in change.state["observed"]] == [{"folder": "a"}, {"folder": "b"}]
+    # the real list's record is stored under its resource (the world model); the unplaced read is observed
+    assert change.state["notes"]["notes"] == {NOTE["id"]: NOTE}
+    assert [o["arguments"] for o in change.state["observed"]] == [{"folder": "b"}]
     assert change.state["stub_writes"] == [{"tool": "notes/create_note", "arguments": {"title": "G"}}]
     assert change.state["x"] == 1 and len(usage) == 1
-    assert {op["path"] for op in change.patch} == {"/observed", "/counts", "/stub_writes"}
+    assert {op["path"] for op in change.patch} == {"/notes", "/observed", "/counts", "/stub_writes"}
 
 
 async def test_apply_real_write_failure_falls_back_per_call(notes) -> None:

@@ -1,0 +1,233 @@
+"""The state change of a call in the world model, as a new state and the RFC 6902 patch that makes it.
+
+Creates store the record under its collection (and advance the toolkit's counter), updates replace the fields
+that changed, deletes remove the record, writes without a resource set the top-level fields named by their
+arguments. A result that is an error (`{"error": …}`) changes nothing. Real results (`/update-state-from-real`)
+go through the same code with the real result as the response; a real read also stores the records it returned.
+
+The new state shares everything it does not change with the old one (states are immutable values); a collection
+the session has not written yet is copied from the toolkit's defaults once (its first change), so patches stay
+the size of the change.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from gecko.pipeline.world.records import created_record, is_error_body, new_id, updated_record
+from gecko.pipeline.world.store import ABSENT, Collection, collection, find, lookup, usable
+from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
+from gecko.toolkits.resources import array_items
+
+Patch = list[dict[str, Any]]
+
+
+def pointer(*parts: str | int) -> str:
+    """A JSON pointer from its unescaped parts."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+class _Change:
+    """A state being changed: the new top-level and toolkit objects (copied once) and the patch so far."""
+
+    def __init__(self, state: Mapping[str, Any], world: WorldBinding) -> None:
+        self.world = world
+        self.state = dict(state)
+        self.patch: Patch = []
+        part = state.get(world.toolkit)
+        self._missing = not isinstance(part, Mapping)
+        self.part: dict[str, Any] = {} if self._missing else dict(part)  # type: ignore[arg-type]
+        self.state[world.toolkit] = self.part
+
+    def _ensure(self) -> None:
+        """Before the first change: the toolkit's object, if the state has none yet."""
+        if self._missing:
+            self._missing = False
+            self.patch.append({"op": "add", "path": pointer(self.world.toolkit), "value": {}})
+
+    def set(self, key: str, value: Any) -> None:
+        """`state[toolkit][key] = value`."""
+        self._ensure()
+        self.part[key] = value
+        self.patch.append({"op": "add", "path": pointer(self.world.toolkit, key), "value": value})
+
+    def records(self, resource: ResourceBinding, view: Collection) -> dict[str, Any] | list[Any]:
+        """The collection to change, as a fresh container in the new state (materialised from the defaults, or
+        started empty, on its first change: the caller's operation is then recorded inside that one `add`)."""
+        self._ensure()
+        if view.in_state:
+            current = self.part[resource.collection]
+            fresh: dict[str, Any] | list[Any] = dict(current) if isinstance(current, dict) else list(current)
+            self.part[resource.collection] = fresh
+            return fresh
+        fresh = copy.deepcopy(view.records) if view.records is not None else {}
+        self.part[resource.collection] = fresh
+        return fresh
+
+    def result(self) -> tuple[dict[str, Any], Patch] | None:
+        return (self.state, self.patch) if self.patch else None
+
+
+def _store(change: _Change, resource: ResourceBinding, view: Collection, position: str | int | None,
+           record: Any, record_id: Any, fields: Mapping[str, Any] | None = None) -> None:
+    records = change.records(resource, view)
+    base = (change.world.toolkit, resource.collection)
+    if isinstance(records, dict):
+        key = str(record_id) if position is None else position
+        records[str(key)] = record
+        target = (*base, str(key))
+    elif position is None:
+        records.append(record)
+        target = (*base, len(records) - 1)
+    else:
+        records[int(position)] = record
+        target = (*base, int(position))
+    if not view.in_state:
+        change.patch.append({"op": "add", "path": pointer(*base), "value": records})
+    elif fields is not None and isinstance(record, Mapping):
+        change.patch.extend({"op": "add", "path": pointer(*target, k), "value": v} for k, v in fields.items())
+    else:
+        change.patch.append({"op": "add", "path": pointer(*target) if isinstance(records, dict) or position is not None
+                             else pointer(*base, "-"), "value": record})
+
+
+def _remove(change: _Change, resource: ResourceBinding, view: Collection, position: str | int) -> None:
+    records = change.records(resource, view)
+    base = (change.world.toolkit, resource.collection)
+    if isinstance(records, dict):
+        records.pop(str(position), None)
+    else:
+        records.pop(int(position))
+    if view.in_state:
+        change.patch.append({"op": "remove", "path": pointer(*base, position)})
+    else:
+        change.patch.append({"op": "add", "path": pointer(*base), "value": records})
+
+
+def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: ResourceBinding,
+            arguments: Mapping[str, Any], response: Any, seed: str) -> None:
+    view = collection(state, change.world, resource)
+    proposed = response.get(resource.id_field, ABSENT) if isinstance(response, Mapping) else ABSENT
+    record_id = proposed if proposed is not ABSENT and proposed is not None else new_id(
+        state, change.world, resource, view.records, ABSENT, lambda attempt: None, seed)
+    record = created_record(arguments, resource, record_id)
+    if isinstance(response, Mapping):
+        record.update({k: v for k, v in response.items()
+                       if resource.record_fields is None or k in resource.record_fields})
+        record[resource.id_field] = record_id
+    found = find(view.records, resource.id_field, record_id) if view.records is not None else None
+    _store(change, resource, view, found[0] if found else None, record, record_id)
+    if resource.counter:
+        value, _ = lookup(state, change.world, resource.counter)
+        if isinstance(value, int) and not isinstance(value, bool) and str(record_id) == str(value):
+            change.set(resource.counter, value + 1)
+
+
+def _update(change: _Change, state: Mapping[str, Any], resource: ResourceBinding, arguments: Mapping[str, Any],
+            response: Any) -> None:
+    record_id = arguments.get(resource.id_argument) if resource.id_argument else None
+    if record_id is None:
+        return
+    view = collection(state, change.world, resource)
+    found = find(view.records, resource.id_field, record_id) if view.records is not None else None
+    if found is None:
+        if view.known:
+            return  # closed world: the record does not exist (the response said so)
+        record = updated_record({resource.id_field: record_id}, arguments, resource)
+        _store(change, resource, view, None, record, record_id)
+        return
+    position, current = found
+    if not isinstance(current, Mapping):
+        return
+    updated = updated_record(current, arguments, resource)
+    changed = {k: v for k, v in updated.items() if k not in current or current[k] != v}
+    if changed:
+        _store(change, resource, view, position, updated, record_id, changed)
+
+
+def _delete(change: _Change, state: Mapping[str, Any], resource: ResourceBinding,
+            arguments: Mapping[str, Any]) -> None:
+    record_id = arguments.get(resource.id_argument) if resource.id_argument else None
+    view = collection(state, change.world, resource)
+    found = find(view.records, resource.id_field, record_id) if view.records is not None and record_id is not None \
+        else None
+    if found is not None:
+        _remove(change, resource, view, found[0])
+
+
+def _set_fields(change: _Change, state: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
+    for name in change.world.fields:
+        if name in arguments:
+            current, _ = lookup(state, change.world, name)
+            if current is ABSENT or current != arguments[name] or type(current) is not type(arguments[name]):
+                change.set(name, arguments[name])
+
+
+def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any], response: Any,
+                 seed: str) -> tuple[dict[str, Any], Patch] | None:
+    """The state after a successful write in the world model, and its patch; None when the world model does not
+    place the call or nothing changes.
+
+    Args:
+        state: the state before the call.
+        op: the operation (its `world` binding decides).
+        arguments: the call's arguments.
+        response: its response (a simulated one, or a real tool's result).
+        seed: the call's seed (the one the response side used).
+    """
+    world = op.world
+    if world is None or is_error_body(response) or not usable(state, world):
+        return None
+    resource = world.resource
+    change = _Change(state, world)
+    if resource is None:
+        if op.access != "write" or not world.fields:
+            return None
+        _set_fields(change, state, arguments)
+    elif resource.action == "create":
+        _create(change, state, op, resource, arguments, response, seed)
+    elif resource.action == "update":
+        _update(change, state, resource, arguments, response)
+    elif resource.action == "delete":
+        _delete(change, state, resource, arguments)
+    else:
+        return None
+    return change.result()
+
+
+def observe(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any],
+            result: Any) -> tuple[dict[str, Any], Patch] | None:
+    """The state after a *real* read: the records it returned are stored under their resource (the real world is
+    what the simulation should agree with). None when the read returns no records of a bound resource."""
+    world = op.world
+    resource = world.resource if world is not None else None
+    if (world is None or resource is None or is_error_body(result) or resource.action not in ("read", "list")
+            or not usable(state, world)):
+        return None
+    found: list[tuple[Any, Mapping[str, Any]]] = []
+    if resource.action == "read" and isinstance(result, Mapping):
+        record_id = result.get(resource.id_field, arguments.get(resource.id_argument or ""))
+        if record_id is not None:
+            found.append((record_id, result))
+    elif resource.action == "list":
+        shape = array_items(op.response_schema) if op.response_schema is not None else None
+        items = result if shape is None or shape[0] is None else (
+            result.get(shape[0]) if isinstance(result, Mapping) else None)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, Mapping) and item.get(resource.id_field) is not None:
+                found.append((item[resource.id_field], item))
+    if not found:
+        return None
+    change = _Change(state, world)
+    for record_id, record in found:
+        view = collection(change.state, world, resource)
+        position = find(view.records, resource.id_field, record_id) if view.records is not None else None
+        if position is not None and position[1] == record:
+            continue
+        _store(change, resource, view, position[0] if position else None, dict(record), record_id)
+    return change.result()
+
+
+__all__ = ["observe", "pointer", "world_change"]

@@ -1,0 +1,139 @@
+"""What a bound call does to a record, shared by the response (`respond.py`) and the state (`apply.py`) sides, so
+both agree: the id a create gives its record, the record it creates, the record an update leaves, and how state
+values are laid over a generated response without breaking its schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gecko.pipeline.world.store import ABSENT, entries, lookup
+from gecko.toolkits.model import ResourceBinding, WorldBinding
+from utils.jsonutil import content_hash
+
+UPDATE_BAGS = ("updates", "changes", "fields", "patch", "attributes")
+"""Object arguments whose members are field updates (`edit_ticket(ticket_id, updates={...})`)."""
+ID_ATTEMPTS = 8
+
+
+def call_seed(session_id: str, tool: str, arguments: Any) -> str:
+    """The seed of a call's generated values: its session, tool and canonical arguments. The response side
+    generates with it and the state side derives the same new ids from it."""
+    return content_hash(session_id, tool, arguments)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_error_body(body: Any) -> bool:
+    """A result that reports a failure: an object whose only key is `error`."""
+    return isinstance(body, Mapping) and set(body) == {"error"}
+
+
+def overlay(base: Any, values: Mapping[str, Any], allowed: frozenset[str] | None,
+            check: Callable[[Any], bool]) -> Any:
+    """`base` (a valid response) with `values` laid over its top-level fields where the result stays valid.
+
+    Args:
+        base: the generated response; only objects are changed.
+        values: field → value from the state (a record, the toolkit's fields).
+        allowed: the fields the response declares (None: an object with no declared properties: any field).
+        check: the response schema's validity test.
+    """
+    if not isinstance(base, dict):
+        return base
+    keys = [k for k in values if allowed is None or k in allowed]
+    if not keys:
+        return base
+    candidate = {**base, **{k: values[k] for k in keys}}
+    if check(candidate):
+        return candidate
+    out = dict(base)
+    for key in keys:
+        trial = {**out, key: values[key]}
+        if check(trial):
+            out = trial
+    return out
+
+
+def taken_ids(records: dict[str, Any] | list[Any] | None, id_field: str) -> set[str]:
+    """The ids in a collection, as text."""
+    return {str(rid) for _, rid, _ in entries(records, id_field)} if records is not None else set()
+
+
+def fallback_id(seed: str, taken: set[str]) -> str:
+    """A new id when neither the response nor a counter gives one: derived from the call, unique in the collection."""
+    for attempt in range(ID_ATTEMPTS * 4):
+        candidate = content_hash(seed, attempt)[:10].upper()
+        if candidate not in taken:
+            return candidate
+    return content_hash(seed, len(taken))[:16].upper()
+
+
+def new_id(state: Mapping[str, Any], world: WorldBinding, resource: ResourceBinding,
+           records: dict[str, Any] | list[Any] | None, proposed: Any,
+           regenerate: Callable[[int], Any], seed: str) -> Any:
+    """The id a create gives its record.
+
+    The toolkit's counter when it has one; for integer ids, one more than the largest in the collection (1 for an
+    empty one); otherwise the generated id (`proposed`), drawn again (`regenerate(attempt)`) while it is taken; a
+    derived one when the response has no id at all.
+    """
+    if resource.counter:
+        value, _ = lookup(state, world, resource.counter)
+        if _is_int(value):
+            return value
+    taken = taken_ids(records, resource.id_field)
+    if _is_int(proposed):
+        numbers = [int(t) for t in taken if t.lstrip("-").isdigit()]
+        return max(numbers) + 1 if numbers else 1
+    if proposed is None or proposed is ABSENT:
+        return fallback_id(seed, taken)
+    candidate, attempt = proposed, 0
+    while str(candidate) in taken and attempt < ID_ATTEMPTS:
+        attempt += 1
+        candidate = regenerate(attempt)
+    return candidate if str(candidate) not in taken else fallback_id(seed, taken)
+
+
+def _parent_arguments(resource: ResourceBinding) -> set[str]:
+    return {argument for argument, _ in resource.parents}
+
+
+def _kept(resource: ResourceBinding, name: str) -> bool:
+    return resource.record_fields is None or name in resource.record_fields
+
+
+def created_record(arguments: Mapping[str, Any], resource: ResourceBinding, record_id: Any) -> dict[str, Any]:
+    """The record a create stores, from its arguments: the fields a record has, its parents' ids and its id."""
+    skip = _parent_arguments(resource)
+    record = {k: v for k, v in arguments.items() if k not in skip and _kept(resource, k)}
+    for argument, field_name in resource.parents:
+        if argument in arguments:
+            record[field_name] = arguments[argument]
+    record[resource.id_field] = record_id
+    return record
+
+
+def _styled(value: str, current: Any) -> str:
+    if isinstance(current, str) and current:
+        if current.isupper():
+            return value.upper()
+        if current[0].isupper():
+            return value[:1].upper() + value[1:]
+    return value
+
+
+def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], resource: ResourceBinding) -> dict[str, Any]:
+    """The record after an update: the arguments that are record fields (and the members of an `updates`-like
+    object argument) replace its fields; a status verb sets its `status`, in the case style of the current one."""
+    skip = _parent_arguments(resource) | {resource.id_argument}
+    changes = {k: v for k, v in arguments.items() if k not in skip and k not in UPDATE_BAGS and _kept(resource, k)}
+    for bag in UPDATE_BAGS:
+        members = arguments.get(bag)
+        if isinstance(members, Mapping):
+            changes.update({k: v for k, v in members.items() if _kept(resource, k) or k in record})
+    if resource.status is not None:
+        changes["status"] = _styled(resource.status, record.get("status"))
+    return {**record, **changes}

@@ -1,0 +1,177 @@
+"""The response of a call from the world model: what the state holds, laid over a schema-valid generated response.
+
+| action | known record | missing id, collection known | unknown collection |
+|---|---|---|---|
+| read | the record | the declared not-found response | generated (open world) |
+| list | the selected records | – | generated |
+| create | the arguments, a new id | – | the same (the collection starts) |
+| update | the updated record | the declared not-found response | generated |
+| delete | the removed record | the declared not-found response | generated |
+
+A read without a resource echoes the toolkit's top-level state fields its response is named after. `None` means
+"nothing to say": the caller generates the response as without a world model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gecko.pipeline.world.records import created_record, new_id, overlay, updated_record
+from gecko.pipeline.world.store import ABSENT, collection, find, lookup, select, toolkit_state, usable
+from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
+from utils.schema.instance import UnsatisfiableSchema, generate_instance
+
+Generate = Callable[[Mapping[str, Any], str], Any]
+"""(echo values, seed) → a response that validates against the operation's schema."""
+COUNT_FIELDS = ("count", "total", "total_count", "totalCount")
+"""Integer fields of a list response that say how many items it lists."""
+MIN_SHARED_FIELDS = 2
+"""A read echoes an object field of the toolkit's state when its response shares at least this many keys with it."""
+
+
+@dataclass(frozen=True)
+class WorldAnswer:
+    """A response decided by the world model."""
+
+    body: Any
+    status: int = 200
+    """200, or the declared not-found status (404)."""
+
+
+def _scalars(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if not isinstance(v, (dict, list))}
+
+
+def _record_answer(op: Operation, world: WorldBinding, record: Any, arguments: Mapping[str, Any], seed: str,
+                   generate: Generate) -> WorldAnswer:
+    values = record if isinstance(record, Mapping) else {}
+    base = generate({**arguments, **_scalars(values)}, seed)
+    return WorldAnswer(overlay(base, values, world.response_fields, op.response_is_valid))
+
+
+def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
+    """The operation's declared not-found response for `record_id` (None when it declares none)."""
+    if resource.not_found is None:
+        return None
+    status, schema, check = resource.not_found
+    message = f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found."
+    if status == 200:
+        body = {"error": message}
+        return WorldAnswer(body) if op.response_is_valid(body) else None
+    if schema is None or check is None:
+        return WorldAnswer({"error": message}, status)
+    hints = {"error": message, "message": message, "detail": message, "title": "Not Found", "status": status,
+             "code": status}
+    try:
+        return WorldAnswer(generate_instance(schema, seed, hints, check=check.is_valid), status)
+    except UnsatisfiableSchema:
+        return WorldAnswer({"error": message}, status)
+
+
+def _list_answer(op: Operation, resource: ResourceBinding, records: Any, arguments: Mapping[str, Any], seed: str,
+                 generate: Generate) -> WorldAnswer | None:
+    chosen = select(records, resource, arguments)
+    base = generate(arguments, seed)
+    holder = base if resource.list_property is None else (
+        base.get(resource.list_property) if isinstance(base, dict) else None)
+    if not isinstance(holder, list):
+        if isinstance(base, (str, int)) and not isinstance(base, bool) and chosen:
+            # a lookup that answers with one id (`find_user_id_by_email`)
+            first = chosen[0][0]
+            return WorldAnswer(first) if op.response_is_valid(first) else None
+        return None
+
+    def body_with(items: list[Any]) -> Any:
+        if resource.list_property is None:
+            return items
+        counted = {name: len(items) for name in COUNT_FIELDS if isinstance(base.get(name), int)
+                   and not isinstance(base.get(name), bool)}
+        return {**base, **counted, resource.list_property: items}
+
+    template = holder[0] if holder else None
+    items: list[Any] = []
+    for record_id, record in chosen:
+        if isinstance(template, dict) and isinstance(record, Mapping):
+            def fits(item: Any) -> bool:
+                return op.response_is_valid(body_with([item]))
+            items.append(overlay(template, record, None, fits))
+        elif isinstance(template, dict) or template is None:
+            items.append(record)
+        else:
+            items.append(record if type(record) is type(template) else record_id)
+    for candidate in (items, items[: len(holder)]):
+        body = body_with(candidate)
+        if op.response_is_valid(body):
+            return WorldAnswer(body)
+    return None
+
+
+def _echo_state(op: Operation, world: WorldBinding, state: Mapping[str, Any], arguments: Mapping[str, Any],
+                seed: str, generate: Generate) -> WorldAnswer | None:
+    fields = world.response_fields
+    if not fields:
+        return None
+    values: dict[str, Any] = {}
+    for name in fields:
+        value, _ = lookup(state, world, name)
+        if value is not ABSENT and not isinstance(value, (dict, list)):
+            values[name] = value
+    best: Mapping[str, Any] = {}
+    for key in {*toolkit_state(state, world), *world.defaults}:
+        value, _ = lookup(state, world, key)
+        if isinstance(value, Mapping) and len(fields & value.keys()) > max(len(best.keys() & fields),
+                                                                             MIN_SHARED_FIELDS - 1):
+            best = value
+    values.update({k: v for k, v in best.items() if k in fields and k not in values})
+    if not values:
+        return None
+    return _record_answer(op, world, values, arguments, seed, generate)
+
+
+def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any], seed: str,
+            generate: Generate) -> WorldAnswer | None:
+    """The response the world model gives this call, or None to generate one as usual.
+
+    Args:
+        op: the operation (its `world` binding decides).
+        arguments: the call's (valid) arguments.
+        state: the session state before the call.
+        seed: the call's seed (the same one the state side derives ids from).
+        generate: the schema-driven generator of the operation's response.
+    """
+    world = op.world
+    if world is None or not usable(state, world):
+        return None
+    resource = world.resource
+    if resource is None:
+        return _echo_state(op, world, state, arguments, seed, generate) if op.access == "read" else None
+    records = collection(state, world, resource).records
+    if resource.action == "list":
+        return None if records is None else _list_answer(op, resource, records, arguments, seed, generate)
+    if resource.action == "create":
+        base = generate(arguments, seed)
+        proposed = base.get(resource.id_field, ABSENT) if isinstance(base, dict) else ABSENT
+        record_id = new_id(state, world, resource, records, proposed,
+                           lambda attempt: _regenerated(generate, arguments, seed, attempt, resource.id_field), seed)
+        record = created_record(arguments, resource, record_id)
+        echoed = {k: v for k, v in arguments.items() if k not in {a for a, _ in resource.parents}}
+        return WorldAnswer(overlay(base, {**echoed, **record}, world.response_fields, op.response_is_valid))
+    record_id = arguments.get(resource.id_argument) if resource.id_argument else None
+    if record_id is None:
+        return None
+    found = find(records, resource.id_field, record_id) if records is not None else None
+    if found is None:
+        return not_found(op, resource, record_id, seed) if records is not None else None
+    record = found[1]
+    if resource.action == "delete" and op.response_schema is None:
+        return None  # a body-less delete answers as usual
+    if resource.action == "update" and isinstance(record, Mapping):
+        record = updated_record(record, arguments, resource)
+    return _record_answer(op, world, record, arguments, seed, generate)
+
+
+def _regenerated(generate: Generate, arguments: Mapping[str, Any], seed: str, attempt: int, id_field: str) -> Any:
+    body = generate(arguments, f"{seed}#id{attempt}")
+    return body.get(id_field) if isinstance(body, dict) else None
