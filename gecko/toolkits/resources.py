@@ -340,21 +340,24 @@ def _not_found(op: Operation) -> tuple[int, Any, FastCheck | None] | None:
 
 
 def _record_schemas(drafts: Mapping[str, _Draft], operations: Mapping[str, Operation]) -> dict[str, dict[str, Any]]:
-    """Per noun: the properties of its record (the read's response, else the create's response or arguments)."""
+    """Per noun: the properties of its record: the read's response; without a read, the create's response or update's
+    response together with the create's arguments (what was created is what a record holds)."""
     ranked: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    created: dict[str, dict[str, Any]] = {}
     for op_id, draft in drafts.items():
         op = operations[op_id]
-        props: dict[str, Any] | None = None
-        rank = 9
+        if draft.action == "create":
+            created.setdefault(draft.noun, {}).update(
+                {k: v for k, v in _arguments(op).items() if k not in draft.parents})
         if draft.action in ("read", "update", "create") and op.response_schema is not None:
             props = object_properties(op.response_schema)
-            rank = {"read": 0, "create": 1, "update": 2}[draft.action]
-        if props is None and draft.action == "create":
-            props = {k: v for k, v in _arguments(op).items() if k not in draft.parents}
-            rank = 3
-        if props:
-            ranked.setdefault(draft.noun, []).append((rank, props))
-    return {noun: min(options, key=lambda o: o[0])[1] for noun, options in ranked.items()}
+            if props:
+                ranked.setdefault(draft.noun, []).append(({"read": 0, "create": 1, "update": 2}[draft.action], props))
+    out: dict[str, dict[str, Any]] = {}
+    for noun in ranked.keys() | created.keys():
+        rank, props = min(ranked.get(noun, [(3, {})]), key=lambda o: o[0])
+        out[noun] = props if rank == 0 else {**created.get(noun, {}), **props}
+    return {noun: props for noun, props in out.items() if props}
 
 
 def _parents(draft: _Draft, record: Mapping[str, Any] | None, path: str) -> tuple[tuple[str, str], ...]:

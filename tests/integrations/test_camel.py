@@ -82,7 +82,7 @@ async def test_function_tools_carry_schema_and_session_and_return_problems(live_
         ok = await create.async_call(**GOOD)
         assert '"status":"saved"' in ok
         state = await client.get_session_state(session)
-    assert [e["arguments"] for e in state.state["effects"]] == [GOOD]
+    assert [{k: n[k] for k in GOOD} for n in state.state["notes"]["notes"].values()] == [GOOD]
 
 
 async def test_chat_agent_with_gecko_tools_fixes_its_call_from_the_problem(live_gecko, stub):
@@ -97,7 +97,7 @@ async def test_chat_agent_with_gecko_tools_fixes_its_call_from_the_problem(live_
         assert "Missing required argument 'body'." in results[0] and '"status":"saved"' in results[1]
         state = await client.get_session_state(session)
         history = await client.history(session)
-    assert [e["arguments"] for e in state.state["effects"]] == [GOOD]
+    assert [{k: n[k] for k in GOOD} for n in state.state["notes"]["notes"].values()] == [GOOD]
     assert [c["status"] for c in history] == [422, 200]
 
 

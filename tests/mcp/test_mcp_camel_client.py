@@ -42,5 +42,5 @@ async def test_camel_mcp_toolkit_lists_calls_and_reads_our_errors(mcp_gecko: Liv
     results = [record.result for record in response.info["tool_calls"]]
     assert results[0] == "Argument 'priority' must be ≤ 5."
     assert '"status":"saved"' in results[1]
-    assert [e["arguments"] for e in mcp_gecko.state(session_id)["effects"]] == [GOOD]
+    assert [{k: n[k] for k in GOOD} for n in mcp_gecko.state(session_id)["notes"]["notes"].values()] == [GOOD]
     assert [c["status"] for c in mcp_gecko.history(session_id)] == [422, 200]

@@ -44,7 +44,8 @@ def test_inspector_lists_and_calls_then_state_over_http(mcp_gecko: LiveGecko, tm
     assert status != 0 and bad["isError"] is True
     assert bad["content"][0]["text"] == "Missing required argument 'body'. Argument 'priority' must be ≤ 5."
 
-    assert [e["arguments"] for e in mcp_gecko.state(session_id)["effects"]] == [{"title": "groceries", "body": "eggs"}]
+    assert [{k: n[k] for k in ("title", "body")} for n in mcp_gecko.state(session_id)["notes"]["notes"].values()] == [
+        {"title": "groceries", "body": "eggs"}]
     assert [c["status"] for c in mcp_gecko.history(session_id)] == [200, 422]
 
 

@@ -62,7 +62,7 @@ async def test_http_list_valid_invalid_then_state_over_http(mcp_gecko: LiveGecko
         assert unknown.isError and "did you mean: create_note" in unknown.content[0].text
 
     state = mcp_gecko.state(session_id)
-    assert [e["arguments"] for e in state["effects"]] == [NOTE]
+    assert [{k: n[k] for k in NOTE} for n in state["notes"]["notes"].values()] == [NOTE]
     statuses = [c["status"] for c in mcp_gecko.history(session_id)]
     assert statuses == [200, 422]
 
@@ -73,7 +73,7 @@ async def test_http_all_toolkits_endpoint_prefixes_names(mcp_gecko: LiveGecko):
         assert {"notes__create_note", "notes__get_note", "legacy30__getAccount"} <= names
         ok = await mcp.call_tool("notes__create_note", NOTE)
         assert not ok.isError
-    assert mcp_gecko.state(session_id)["effects"][0]["tool"] == "notes/create_note"
+    assert mcp_gecko.state(session_id)["counts"] == {"notes/create_note": 1}
 
 
 async def test_http_binds_to_an_existing_session_by_header(mcp_gecko: LiveGecko):
@@ -82,7 +82,7 @@ async def test_http_binds_to_an_existing_session_by_header(mcp_gecko: LiveGecko)
         assert sid == existing
         assert not (await mcp.call_tool("create_note", NOTE)).isError
     state = mcp_gecko.state(existing)
-    assert state["user"] == "ada" and len(state["effects"]) == 1
+    assert state["user"] == "ada" and len(state["notes"]["notes"]) == 1
 
 
 async def test_http_binding_to_a_missing_session_fails_loudly(mcp_gecko: LiveGecko):
@@ -135,7 +135,7 @@ async def test_stdio_list_valid_invalid_then_state_over_http(mcp_gecko: LiveGeck
         assert not ok.isError and ok.structuredContent["status"] == "saved"
         bad = await mcp.call_tool("create_note", BAD_NOTE)
         assert bad.isError and bad.content[0].text.startswith(BAD_NOTE_DETAIL)
-    assert [e["arguments"] for e in mcp_gecko.state(session_id)["effects"]] == [NOTE]
+    assert [{k: n[k] for k in NOTE} for n in mcp_gecko.state(session_id)["notes"]["notes"].values()] == [NOTE]
     assert [c["status"] for c in mcp_gecko.history(session_id)] == [200, 422]
 
 

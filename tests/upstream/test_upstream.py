@@ -103,12 +103,13 @@ def test_hybrid_forwards_reads_to_the_http_api_and_simulates_writes(make_client,
                     {"method": "GET", "path": "/api/pets", "query": {"limit": "2", "species": "dog"}}]
     now = client.get("/get-session-state", headers=headers).json()
     state = now["state"]
-    assert [o["result"] for o in state["observed"]][0]["name"] == "Rex (real)"
-    assert state["effects"][0]["tool"] == "petstore/createPet"
+    pets = state["petstore"]["pets"]  # the world model: the real reads' records, then the simulated create
+    assert pets["7"]["name"] == pets["1"]["name"] == "Rex (real)"
+    assert [p["name"] for p in pets.values()] == ["Rex (real)", "Rex (real)", "Tom"]
     sid = headers["X-Session-ID"]
     versions = [client.get(f"/sessions/{sid}/state", params={"version": v}).json()["state"]
                 for v in range(now["version"] + 1)]  # real results are stored as deltas: each version reads back
-    assert versions[-1] == state and versions[0] == {} and len(versions[1]["observed"]) == 1
+    assert versions[-1] == state and versions[0] == {} and list(versions[1]["petstore"]["pets"]) == ["7"]
 
 
 def test_passthrough_sends_writes_too_and_refuses_toolkits_without_upstream(make_client, pets_toolkits, real_pets,
