@@ -235,7 +235,9 @@ def _from_path(op: Operation) -> _Draft | None:
         collection = segments[-3]
         draft = _Draft(singular("_".join(words(collection))), "update", collection, params[-1], parents=params[:-1])
         draft.status_verb = verb if verb in STATUS_VERBS else None
-        return draft if draft.status_verb or verb in UPDATE_VERBS else None
+        if draft.status_verb or verb in UPDATE_VERBS:
+            return draft
+        # otherwise a nested collection (`POST /owners/{ownerId}/pets`): below
     if len(segments) == 1 and (verb in CREATE_VERBS | READ_VERBS | LIST_VERBS | UPDATE_VERBS | DELETE_VERBS
                                or verb in STATUS_VERBS or segments[0] == op.operation_id):
         return None  # a function-style path (`/create_note`): the name decides

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Query
 
 from gecko.api.deps import ContextDep
 from gecko.api.problems import not_found
+from gecko.toolkits.resources import bindings_public
 
 router = APIRouter(tags=["toolkits"])
 
@@ -33,7 +34,8 @@ async def list_toolkits(
 
 @router.get("/toolkits/{name}")
 async def get_toolkit(name: str, ctx: ContextDep) -> dict:
-    """One toolkit with the full argument and response schema of each tool."""
+    """One toolkit with the full argument and response schema of each tool, and its place in the world model
+    (`world`: the resource and action the rules engines bind it to; null when none)."""
     tk = ctx.registry.toolkit(name)
     if tk is None:
         raise not_found(f"unknown toolkit {name!r}", kind="unknown-toolkit")
@@ -41,5 +43,6 @@ async def get_toolkit(name: str, ctx: ContextDep) -> dict:
         "name": tk.name, "title": tk.title, "description": tk.description, "source": tk.source,
         "default_state": tk.default_state,
         "tools": [{**op.public(), "description": op.description, "arguments_schema": op.args_schema,
-                   "response_schema": op.response_schema} for op in tk.operations.values()],
+                   "response_schema": op.response_schema, "world": bindings_public(op)}
+                  for op in tk.operations.values()],
     }
