@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 from typing import Any
 
+import httpx
 from mcp import ClientSession, McpError, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
@@ -72,7 +73,7 @@ class McpUpstream:
         try:
             reply = await session.call_tool(name, arguments, read_timeout_seconds=timedelta(seconds=self.timeout))
         except McpError as exc:
-            if exc.error.code == types.REQUEST_TIMEOUT:
+            if exc.error.code == httpx.codes.REQUEST_TIMEOUT:  # what the SDK raises on read_timeout_seconds
                 await self._drop()
                 raise UpstreamError(f"{_describe(self.spec)}: no answer within {self.timeout:.0f}s") from None
             return UpstreamResult(body=exc.error.message, is_error=True,
