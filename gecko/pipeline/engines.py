@@ -20,7 +20,7 @@ TOOLKIT_INFO_LIMIT = 200
 """Toolkits summarised for the LLM state bootstrap prompt."""
 
 
-def role_engines(role: ServerRole) -> RoleEngines:
+def role_engines(role: ServerRole) -> RoleEngines[Any, Any]:
     """The `RoleEngines` of `role`, from its stage package (`gecko.pipeline.<package>.role`)."""
     engines = importlib.import_module(f"gecko.pipeline.{role.package}.role").ENGINES
     if not isinstance(engines, RoleEngines):
@@ -35,7 +35,7 @@ def build_engines(settings: Settings, registry: ToolkitRegistry | None = None) -
         UnknownModelError, MissingAPIKeyError (from utils.llm): a bad alias or a missing key.
     """
     built: dict[str, Any] = {}
-    models: dict[ServerRole, tuple[str, RoleEngines]] = {}
+    models: dict[ServerRole, tuple[str, RoleEngines[Any, Any]]] = {}
     for role in SERVER_ROLES:
         name = settings.role_model(role)  # `none` where not allowed was refused by Settings
         if name == ENGINE_NONE:

@@ -22,7 +22,7 @@ def client_from_settings(settings: Settings) -> LLMClient:
 
 
 def build_llm_engines(
-    settings: Settings, models: Mapping[ServerRole, tuple[str, RoleEngines]], toolkit_info: Mapping[str, Any]
+    settings: Settings, models: Mapping[ServerRole, tuple[str, RoleEngines[Any, Any]]], toolkit_info: Mapping[str, Any]
 ) -> tuple[dict[str, Any], LLMClient]:
     """The LLM engine of each role in `models` (role → (model alias, its builders)), all sharing one client.
 

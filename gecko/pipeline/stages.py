@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from gecko.toolkits.model import Operation
 from utils.roles import ENGINE_NONE, ServerRole
@@ -208,8 +208,14 @@ class Engines:
         return [e for e in (self.validation, self.response, self.state) if e is not None]
 
 
+RulesT = TypeVar("RulesT")
+"""A role's rules engine (None where the role has none)."""
+EngineT = TypeVar("EngineT")
+"""A role's engine: the stage's Protocol."""
+
+
 @dataclass(frozen=True)
-class EngineBuild:
+class EngineBuild(Generic[RulesT]):
     """What a role's LLM engine builder receives."""
 
     role: ServerRole
@@ -218,7 +224,7 @@ class EngineBuild:
     """The model alias."""
     client: LLMClient
     """The worker's shared client."""
-    fallback: Any
+    fallback: RulesT
     """The role's rules engine (None where the role has none), for engines that fall back to it."""
     settings: Settings
     toolkit_info: Mapping[str, Any]
@@ -226,10 +232,11 @@ class EngineBuild:
 
 
 @dataclass(frozen=True)
-class RoleEngines:
-    """How a stage package builds its server role's engines: its `role.py` exports one as `ENGINES`."""
+class RoleEngines(Generic[RulesT, EngineT]):
+    """How a stage package builds its server role's engines: its `role.py` exports one as `ENGINES`, typed
+    `RoleEngines[<rules engine>, <the stage's Protocol>]` so the checker holds both builders to the Protocol."""
 
-    rules: Callable[[], Any]
+    rules: Callable[[], RulesT]
     """The `rules` engine (None: the role does nothing beyond what the runner always does)."""
-    llm: Callable[[EngineBuild], Any]
+    llm: Callable[[EngineBuild[RulesT]], EngineT]
     """The engine for a model alias; import the LLM module inside, so it loads only when a model is set."""

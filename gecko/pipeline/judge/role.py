@@ -6,10 +6,10 @@ from gecko.pipeline.judge.rules import RulesJudge
 from gecko.pipeline.stages import EngineBuild, RoleEngines, TaskJudge
 
 
-def _llm(build: EngineBuild) -> TaskJudge:
+def _llm(build: EngineBuild[TaskJudge]) -> TaskJudge:
     from gecko.pipeline.judge.llm import LLMTaskJudge
 
     return LLMTaskJudge(build.client, build.model)
 
 
-ENGINES = RoleEngines(rules=RulesJudge, llm=_llm)
+ENGINES: RoleEngines[TaskJudge, TaskJudge] = RoleEngines(rules=RulesJudge, llm=_llm)

@@ -6,10 +6,10 @@ from gecko.pipeline.stages import EngineBuild, RoleEngines, StateUpdater
 from gecko.pipeline.state.rules import RulesStateUpdater
 
 
-def _llm(build: EngineBuild) -> StateUpdater:
+def _llm(build: EngineBuild[StateUpdater]) -> StateUpdater:
     from gecko.pipeline.state.llm import LLMStateUpdater
 
     return LLMStateUpdater(build.client, build.model, build.fallback, toolkit_info=build.toolkit_info)
 
 
-ENGINES = RoleEngines(rules=RulesStateUpdater, llm=_llm)
+ENGINES: RoleEngines[StateUpdater, StateUpdater] = RoleEngines(rules=RulesStateUpdater, llm=_llm)

@@ -6,10 +6,10 @@ from gecko.pipeline.stages import EngineBuild, ResponseSynthesizer, RoleEngines
 from gecko.pipeline.synthesize.rules import RulesSynthesizer
 
 
-def _llm(build: EngineBuild) -> ResponseSynthesizer:
+def _llm(build: EngineBuild[ResponseSynthesizer]) -> ResponseSynthesizer:
     from gecko.pipeline.synthesize.llm import LLMResponseSynthesizer
 
     return LLMResponseSynthesizer(build.client, build.model, build.fallback)
 
 
-ENGINES = RoleEngines(rules=RulesSynthesizer, llm=_llm)
+ENGINES: RoleEngines[ResponseSynthesizer, ResponseSynthesizer] = RoleEngines(rules=RulesSynthesizer, llm=_llm)

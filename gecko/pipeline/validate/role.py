@@ -5,10 +5,10 @@ from __future__ import annotations
 from gecko.pipeline.stages import EngineBuild, RoleEngines, SemanticValidator
 
 
-def _llm(build: EngineBuild) -> SemanticValidator:
+def _llm(build: EngineBuild[None]) -> SemanticValidator:
     from gecko.pipeline.validate.semantic_llm import LLMSemanticValidator
 
     return LLMSemanticValidator(build.client, build.model)
 
 
-ENGINES = RoleEngines(rules=lambda: None, llm=_llm)
+ENGINES: RoleEngines[None, SemanticValidator] = RoleEngines(rules=lambda: None, llm=_llm)
