@@ -15,17 +15,17 @@ by `--resume`.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentSettings, agent_factory, is_scripted
+from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentFactory, AgentSettings, agent_factory, is_scripted
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES, category_of_id
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
-from benchmarks.bfcl.loader import load_category, load_tasks
-from benchmarks.bfcl.multi_agents import multi_turn_agents
+from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
+from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
 from benchmarks.bfcl.preflight import (
     MULTI_TURN_GECKO,
@@ -52,6 +52,8 @@ from benchmarks.runner import (
     selected_ids,
 )
 from gats import GatsConfig
+from gats.turns import TurnAgents
+from inference.agents import Agent
 from inference.agents.noise import DEFAULT_ERROR_RATE
 from inference.gecko import GeckoClient, HealthInfo
 from utils.llm import LLMClient
@@ -100,17 +102,27 @@ class _Bfcl:
     default_workers: ClassVar[int] = 8
     needs_gecko = True
     config_type: ClassVar[type[BfclRunConfig]]
-    agents_for: ClassVar[Callable[[AgentSettings, LLMClient | None], Callable[[Any], Any]]]
-    """Builds the function that gives each task its agent(s) (`agents.agent_factory`, `multi_agents.multi_turn_agents`)."""
-    run_task: ClassVar[Callable[..., Awaitable[SingleTaskOutcome | MultiTaskOutcome]]]
-    """Runs one task through GATS (`single_turn.run_single_task`, `multi_turn.run_multi_task`)."""
-    score_task: ClassVar[Callable[[Any, Any], EntryScore]]
-    """Scores one result line with the official checker (`scoring.score_single_turn`, `score_multi_turn`)."""
-    categories_of: ClassVar[Callable[[str], tuple[str, ...]]]
-    """The categories named by `--category`."""
     category_help: ClassVar[str]
     category_default: ClassVar[str | None]
     """None: `--category` is required."""
+
+    @staticmethod
+    def categories_of(name: str) -> tuple[str, ...]:
+        """The categories named by `--category`."""
+        raise NotImplementedError
+
+    def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> Callable[[Any], Any]:
+        """The function that gives each task its agent(s) (`agents.agent_factory`, `multi_agents.multi_turn_agents`)."""
+        raise NotImplementedError
+
+    async def run_task(self, task: Any, agents: Any, client: GeckoClient, config: GatsConfig, *,
+                       labels: dict[str, str]) -> SingleTaskOutcome | MultiTaskOutcome:
+        """One task through GATS (`single_turn.run_single_task`, `multi_turn.run_multi_task`)."""
+        raise NotImplementedError
+
+    def score_task(self, task: Any, result: Any) -> EntryScore:
+        """One result line scored with the official checker (`scoring.score_single_turn`, `score_multi_turn`)."""
+        raise NotImplementedError
 
     def __init__(self, config: BfclRunConfig, options: RunOptions) -> None:
         self.settings = config
@@ -285,9 +297,17 @@ class BfclSingleTurn(_Bfcl):
     """A BFCL single-turn run: each task through GATS on Gecko, its best attempt exported."""
 
     name, config_type, category_default = "bfcl", BfclRunConfig, None
-    agents_for, run_task, score_task = staticmethod(agent_factory), staticmethod(run_single_task), staticmethod(
-        score_single_turn)
     categories_of = staticmethod(single_turn_categories)
+
+    def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> AgentFactory:
+        return agent_factory(settings, llm)
+
+    async def run_task(self, task: SingleTurnTask, agents: Agent, client: GeckoClient, config: GatsConfig, *,
+                       labels: dict[str, str]) -> SingleTaskOutcome:
+        return await run_single_task(task, agents, client, config, labels=labels)
+
+    def score_task(self, task: SingleTurnTask, result: Any) -> EntryScore:
+        return score_single_turn(task, result)
     category_help = f"one of {', '.join(SINGLE_TURN_CATEGORIES)}, or 'all' (one result file per category)"
 
     def local_gecko(self) -> LocalGecko:
@@ -308,9 +328,17 @@ class BfclMultiTurn(_Bfcl):
     """A BFCL multi-turn run: per turn, GATS in simulation, then real execution and sync."""
 
     name, config_type, category_default = "bfcl-multi", MultiTurnRunConfig, "multi_turn_base"
-    agents_for, run_task, score_task = staticmethod(multi_turn_agents), staticmethod(run_multi_task), staticmethod(
-        score_multi_turn)
     categories_of = staticmethod(multi_turn_categories)
+
+    def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> TurnAgentsFactory:
+        return multi_turn_agents(settings, llm)
+
+    async def run_task(self, task: MultiTurnTask, agents: TurnAgents, client: GeckoClient, config: GatsConfig, *,
+                       labels: dict[str, str]) -> MultiTaskOutcome:
+        return await run_multi_task(task, agents, client, config, labels=labels)
+
+    def score_task(self, task: MultiTurnTask, result: Any) -> EntryScore:
+        return score_multi_turn(task, result)
     category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
                      "(default multi_turn_base)")
 

@@ -41,6 +41,9 @@ class ResultRecord(BaseModel):
     """Completion tokens, shaped like `input_token_count`."""
     latency: float | list[list[float]] = 0.0
     """Seconds, shaped like `input_token_count`."""
+    gats: dict[str, Any] | None = None
+    """GATS figures of the task (status, attempts, best attempt; per turn in multi-turn); the official checkers
+    ignore it."""
 
 
 class CorruptResultsError(CorruptLinesError):
