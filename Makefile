@@ -47,6 +47,7 @@ toolkits: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python scripts/requirements.py --check
 
 requirements: $(STAMP)
@@ -78,4 +79,4 @@ parity: setup
 	$(BIN)/python scripts/taubench_parity.py run --report parity.json
 
 clean:
-	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .pytest_cache .ruff_cache .mypy_cache

@@ -113,7 +113,7 @@ async def _housekeeping(ctx: GeckoContext) -> None:
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
-def _install_error_handlers(app: FastAPI, store_errors: tuple[type[BaseException], ...]) -> None:
+def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], ...]) -> None:
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> Response:
         return exc.response()

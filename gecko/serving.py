@@ -13,7 +13,8 @@ import socket
 try:  # uvicorn[standard] ships httptools; fall back to the pure-Python h11 protocol otherwise
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
 except ImportError:  # pragma: no cover - depends on the environment
-    from uvicorn.protocols.http.h11_impl import H11Protocol as _Base
+    # A different class with the same protocol interface, which is all this module uses.
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _Base  # type: ignore[assignment]
 
 
 def set_nodelay(transport: asyncio.BaseTransport) -> None:
@@ -27,10 +28,10 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
         pass
 
 
-class NoDelayHttpProtocol(_Base):  # type: ignore[misc, valid-type]
+class NoDelayHttpProtocol(_Base):
     """uvicorn's HTTP protocol, with TCP_NODELAY set as each connection is made."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn's own
         set_nodelay(transport)
         super().connection_made(transport)
 

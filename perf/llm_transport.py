@@ -15,14 +15,14 @@ import json
 import sys
 import time
 
-from utils.llm.factory import create_client
+from utils.llm.factory import HttpBackend, create_client
 from utils.llm_stub.testing import run_stub_process
 from utils.roles import VALIDATOR
 
-BACKENDS = ("raw", "aiohttp", "httpx")
+BACKENDS: tuple[HttpBackend, ...] = ("raw", "aiohttp", "httpx")
 
 
-async def _measure(model: str, backend: str, calls: int, concurrency: int) -> dict[str, float]:
+async def _measure(model: str, backend: HttpBackend, calls: int, concurrency: int) -> dict[str, float]:
     client = create_client(http_backend=backend, max_concurrency=concurrency)
     messages = [{"role": "user", "content": "ping"}]
     semaphore = asyncio.Semaphore(concurrency)

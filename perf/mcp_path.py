@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -32,7 +33,7 @@ from utils.procs import gecko_server
 TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
 NPM_BIN = REPO_ROOT / ".npm-tools" / "node_modules" / ".bin"
 # name: (tool, arguments, is an error)
-SCENARIOS = {
+SCENARIOS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "valid_write": ("create_note", {"title": "note", "body": "text", "tags": ["work"]}, False),
     "valid_read": ("get_note", {"note_id": "N-123"}, False),
     "invalid": ("create_note", {"body": 1, "tags": ["UP", "UP"], "nope": True}, True),

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -41,7 +42,7 @@ TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 DOCUMENT = TOOLKITS / "notes.json"
 PRISM_VERSION = "5"
 # name: (document path, body, expected status, shared session)
-SCENARIOS = {
+SCENARIOS: dict[str, tuple[str, dict[str, Any], int, bool]] = {
     "a_invalid_422": ("/create_note", {"body": 1, "tags": ["UP", "UP"], "nope": True}, 422, False),
     "b_valid_write": ("/create_note", {"title": "note", "body": "text", "tags": ["work"]}, 200, False),
     "c_valid_read": ("/get_note", {"note_id": "N-123"}, 200, False),

@@ -63,13 +63,17 @@ def _session_bytes(store: str, url: str | None, state_dir: Path, sid: str) -> in
         return int(total)
     import redis
 
+    assert url is not None, "a Redis store needs its URL"
     client = redis.Redis.from_url(url)
     return int(sum(client.memory_usage(f"gecko:{kind}:{sid}", samples=0) or 0 for kind in ("s", "h", "v", "c")))
 
 
 def _run(store: str, workers: int, calls: int, redis_url: str | None) -> dict:
     with tempfile.TemporaryDirectory() as state:
-        extra = UNLIMITED + (["--store", redis_url] if store == "redis" else [])
+        extra = list(UNLIMITED)
+        if store == "redis":
+            assert redis_url is not None, "the Redis store runs only with a Redis server"
+            extra += ["--store", redis_url]
         with gecko_server([TOOLKITS], workers=workers, state_dir=Path(state), extra=extra) as url:
             clients = _clients(url, workers)
             sid = clients[0].get("/session-id").json()["session_id"]

@@ -176,8 +176,8 @@ def derive_access(class_name: str, docs: list[dict[str, Any]], tasks: Sequence[T
                 break
             before = instance_state(original)
             work = copy.deepcopy(original)
-            for args in _candidates(doc, probe.gt_args.get(name, []), before):
-                if _changes_state(work, name, args, before):
+            for candidate in _candidates(doc, probe.gt_args.get(name, []), before):
+                if _changes_state(work, name, candidate, before):
                     writes.add(name)
                     break
     return {doc["name"]: "write" if doc["name"] in writes else "read" for doc in docs}

@@ -43,16 +43,18 @@ async def mcp_demo(url: str, session_id: str) -> None:
     """The same session through an MCP client."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamablehttp_client
+    from mcp.types import TextContent
 
     print(f"\n--- MCP: the official SDK client at {url}/mcp/orders, bound to the session with X-Session-ID")
     async with streamablehttp_client(f"{url}/mcp/orders", headers={"X-Session-ID": session_id}) as streams, \
             ClientSession(streams[0], streams[1]) as mcp:
         await mcp.initialize()
         tools = (await mcp.list_tools()).tools
-        print("tools/list: " + ", ".join(f"{t.name} ({'read' if t.annotations.readOnlyHint else 'write'})"
+        print("tools/list: " + ", ".join(f"{t.name} ({'read' if t.annotations and t.annotations.readOnlyHint else 'write'})"
                                          for t in tools))
         bad = await mcp.call_tool("place_order", {"customer_email": "ada", "items": []})
-        print(f"tools/call place_order (invalid) → isError={bad.isError}: {bad.content[0].text}")
+        text = " ".join(part.text for part in bad.content if isinstance(part, TextContent))
+        print(f"tools/call place_order (invalid) → isError={bad.isError}: {text}")
         ok = await mcp.call_tool("place_order", {"customer_email": "ada@example.com",
                                                  "items": [{"sku": "XYZ-0001", "quantity": 1}]})
         print(f"tools/call place_order (valid) → isError={ok.isError}: {json.dumps(ok.structuredContent)[:200]}")

@@ -101,8 +101,9 @@ def load(url: str, path: str, body: dict, expected: int, sessions: list[str], se
     """
     if script is not None:
         return _wrk(url, path, body, expected, sessions, seconds, concurrency, script, headers or {})
-    if hasattr(os, "sched_setaffinity") and os.cpu_count() and os.cpu_count() > 1:
-        os.sched_setaffinity(0, {os.cpu_count() - 1})  # the generator on one core, as wrk would not be
+    cpus = os.cpu_count() or 1
+    if hasattr(os, "sched_setaffinity") and cpus > 1:
+        os.sched_setaffinity(0, {cpus - 1})  # the generator on one core, as wrk would not be
     return asyncio.run(_aiohttp_drive(url, path, body, expected, sessions, seconds, concurrency, headers or {}))
 
 

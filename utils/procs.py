@@ -75,8 +75,9 @@ def gecko_server(
     for directory in schemas_dirs:
         cmd += ["--schemas-dir", str(directory)]
     cmd += extra or []
-    log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=log if log is not None else subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                            start_new_session=True,
                             env={**os.environ, **(env or {})}, cwd=REPO_ROOT)
     url = f"http://{host}:{port}"
     try:
@@ -84,7 +85,7 @@ def gecko_server(
         yield url
     finally:
         stop(proc)
-        if log_path:
+        if log is not None:
             log.close()
 
 

@@ -73,7 +73,7 @@ def _callee_name(node: ast.expr) -> str:
 
 
 def _number(node: ast.expr) -> int | float | None:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return node.value
     return None
 
@@ -99,13 +99,13 @@ def _literal(node: ast.expr, depth: int = 0) -> Any:
         return tuple(_literal(item, depth + 1) for item in node.elts)
     if isinstance(node, ast.Dict):
         result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
+        for key, item in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise BadCallError("dict unpacking (**) is not allowed in argument values")
             key_value = _literal(key, depth + 1)
             if isinstance(key_value, (list, tuple)):
                 raise BadCallError("dict keys must be constants")
-            result[key_value] = _literal(value, depth + 1)
+            result[key_value] = _literal(item, depth + 1)
         return result
     raise BadCallError(f"argument values must be literals, got {type(node).__name__}")
 

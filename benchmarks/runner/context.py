@@ -55,9 +55,10 @@ class RunContext:
         if self._gecko is not None:
             return self._gecko
         if self._own_gecko is None:
-            extra = {} if timeout_s is None else {"timeout_s": timeout_s}
-            self._own_gecko = GeckoClient(self.gecko_url, max_connections=max(8, self.options.workers * 2),
-                                          api_key=self.options.gecko_api_key, **extra)
+            connections, key = max(8, self.options.workers * 2), self.options.gecko_api_key
+            self._own_gecko = (GeckoClient(self.gecko_url, max_connections=connections, api_key=key)
+                               if timeout_s is None else
+                               GeckoClient(self.gecko_url, timeout_s=timeout_s, max_connections=connections, api_key=key))
         return self._own_gecko
 
     def llm(self) -> LLMClient:

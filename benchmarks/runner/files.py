@@ -100,7 +100,7 @@ def _repair_tail(path: Path, parse: Callable[[str], object], errors: tuple[type[
     cut = data.rfind(b"\n") + 1
     try:
         parse(data[cut:].decode("utf-8"))
-    except (*errors, UnicodeDecodeError):
+    except errors + (UnicodeDecodeError,):
         with path.open("r+b") as handle:
             handle.truncate(cut)
             handle.flush()

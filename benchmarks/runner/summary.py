@@ -115,9 +115,7 @@ def summarise(benchmark: str, run_dir: Path, items: Sequence[WorkItem], entries:
         entries: Every line of the checkpoint (earlier runs' and this run's).
         before: The last entry per key before this run started.
     """
-    last: dict[str, LedgerEntry] = {}
-    for entry in entries:
-        last[entry.key] = entry
+    last: dict[str, LedgerEntry] = {entry.key: entry for entry in entries}
     summary = RunSummary(benchmark, run_dir)
     scores: dict[str, list[float]] = {}
     run_scores: dict[str, list[float]] = {}

@@ -27,7 +27,7 @@ def render(template: Prompt, **values: str) -> str:
 
 def usage_cost(usage: Sequence[dict[str, Any]]) -> float | None:
     """Total cost in dollars of usage records (None when no record has a price)."""
-    costs = [r.get("cost_usd") for r in usage if isinstance(r.get("cost_usd"), (int, float))]
+    costs = [cost for r in usage if isinstance(cost := r.get("cost_usd"), int | float)]
     return float(sum(costs)) if costs else None
 
 

@@ -203,8 +203,8 @@ async def run_simulation(
         if errors >= max_errors:
             reason = TerminationReason.TOO_MANY_ERRORS
 
-    for index, message in enumerate(history):
-        message.turn_idx = index
+    for index, routed in enumerate(history):
+        routed.turn_idx = index
     return SimulationRun(
         id=str(uuid.uuid4()),
         task_id=task.id,

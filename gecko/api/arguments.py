@@ -49,7 +49,8 @@ def arguments_from_request(
                 continue
             if _schema_type(param.schema) == "array":
                 parts = [p for v in values for p in v.split(",")] if len(values) == 1 else values
-                args[param.name] = [coerce(p, (param.schema or {}).get("items")) for p in parts]
+                items = param.schema.get("items") if isinstance(param.schema, dict) else None
+                args[param.name] = [coerce(p, items) for p in parts]
             else:
                 args[param.name] = coerce(values[-1], param.schema)
         elif param.location == "header" and param.name in headers:

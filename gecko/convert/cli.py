@@ -108,7 +108,7 @@ def _access_map(pairs: Sequence[str]) -> dict[str, Access]:
         name, _, kind = pair.rpartition("=")
         if not name or kind not in ACCESS_KINDS:
             raise ConversionError(f"--access {pair!r}: expected TOOL=read or TOOL=write")
-        access[name] = kind  # type: ignore[assignment]  # checked against ACCESS_KINDS above
+        access[name] = kind
     return access
 
 

@@ -77,7 +77,7 @@ def operation_names(document: Mapping[str, Any]) -> dict[str, str]:
     for item in (document.get("paths") or {}).values():
         for op in item.values() if isinstance(item, dict) else ():
             if isinstance(op, dict) and "operationId" in op:
-                mapping[op["operationId"]] = op.get(ORIGINAL_NAME_KEY, op["operationId"])
+                mapping[op["operationId"]] = str(op.get(ORIGINAL_NAME_KEY) or op["operationId"])
     return mapping
 
 

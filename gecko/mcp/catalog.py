@@ -94,13 +94,13 @@ def output_schema(operation: Operation) -> dict[str, Any] | None:
     schema = operation.response_schema
     if operation.extensions.get("x-gecko-response-origin") == "generic":
         return None  # the source declared no result: promise nothing the real tool does not
-    if not schema or not _describes_objects(schema, schema.get("$defs") or {}):
+    if not isinstance(schema, dict) or not _describes_objects(schema, schema.get("$defs") or {}):
         return None
     schema = portable(schema)
     return schema if schema.get("type") == "object" else {"type": "object", **schema}
 
 
-def annotations(operation: Operation) -> types.ToolAnnotations:
+def tool_annotations(operation: Operation) -> types.ToolAnnotations:
     """`readOnlyHint` from the read/write kind; a write may change or delete data (`destructiveHint`).
 
     A twin of a real MCP server keeps that server's own annotations (`x-mcp-annotations`), so it lists as
@@ -134,7 +134,7 @@ class McpTool:
             description=_description(op),
             inputSchema=portable(op.args_schema),
             outputSchema=output_schema(op),
-            annotations=annotations(op),
+            annotations=tool_annotations(op),
             _meta={"gecko/tool": op.tool_name, "gecko/access": op.access},
         )
 

@@ -209,7 +209,7 @@ class CallRunner:
                 synthesis_task.cancel()
                 raise
             timings["semantic"] = _ms(t)
-        validation = {"syntactic": "valid", "semantic": verdict.outcome}
+        validation: dict[str, str] = {"syntactic": "valid", "semantic": verdict.outcome}
         if verdict.reason:
             validation["semantic_reason"] = verdict.reason
         if verdict.outcome == "invalid":

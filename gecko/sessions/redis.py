@@ -18,12 +18,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
+
+if TYPE_CHECKING:  # redis is an optional extra, imported when a Redis store is built
+    from redis.typing import EncodableT, FieldT
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS = 3.0
@@ -160,7 +163,7 @@ class RedisStore(SessionStore):
                 log.exception("could not renew session leases")
 
     @staticmethod
-    def _encode(record: SessionRecord) -> dict[str, str]:
+    def _encode(record: SessionRecord) -> dict[FieldT, EncodableT]:
         return {"id": record.id, "config": dumps_compact(record.config), "state": dumps_compact(record.state),
                 "version": str(record.version), "calls": str(record.calls),
                 "checklists": dumps_compact(record.checklists), "created": repr(record.created),
@@ -188,7 +191,7 @@ class RedisStore(SessionStore):
         raw = await self._client.hgetall(self._k("s", session_id))
         if not raw or float(raw["expires"]) < time.time():
             return None
-        return self._decode(raw)
+        return self._decode(raw)  # type: ignore[arg-type]  # str replies (decode_responses), untyped in redis-py
 
     async def delete(self, session_id: str) -> bool:
         existed = await self.get(session_id) is not None
@@ -208,7 +211,7 @@ class RedisStore(SessionStore):
         base = await self._client.zrevrangebyscore(self._k("c", session_id), version, "-inf", start=0, num=1)
         if not base:
             return []
-        first = int(base[0])
+        first = int(base[0])  # type: ignore[arg-type]  # a member name (str), redis-py types every reply shape
         bodies = await self._client.hmget(self._k("v", session_id), [str(n) for n in range(first, version + 1)])
         return [(n, n == first, loads(body)) for n, body in zip(range(first, version + 1), bodies) if body is not None]
 
@@ -219,7 +222,7 @@ class RedisStore(SessionStore):
         key = f"{self._p}sessions"
         gone = await self._client.zrangebyscore(key, "-inf", time.time())
         for sid in gone:  # Redis expiry already removed most keys; this catches anything left behind
-            await self._client.delete(*self._keys(sid))
+            await self._client.delete(*self._keys(sid))  # type: ignore[arg-type]  # str replies (decode_responses)
         if gone:
             await self._client.zrem(key, *gone)
         return len(gone)
@@ -237,7 +240,7 @@ class RedisStore(SessionStore):
         state = dumps_compact(commit.state) if commit.state is not None else ""
         checkpoint = commit.state is not None and self.retention.is_checkpoint(record.version + 1, commit.patch)
         body = state if checkpoint or not state else dumps_compact(commit.patch)
-        args = [record.version, release or "", state, body, "1" if checkpoint else "0",
+        args: list[EncodableT] = [record.version, release or "", state, body, "1" if checkpoint else "0",
                 dumps_compact(commit.history) if commit.history is not None else "",
                 dumps_compact(commit.checklists) if commit.checklists is not None else "",
                 dumps_compact(commit.config) if commit.config is not None else "",

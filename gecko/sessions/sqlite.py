@@ -189,9 +189,14 @@ class SqliteStore(SessionStore):
         return gone
 
     # -- the lease -------------------------------------------------------------------------
+    def _lockf(self, mode: int, offset: int) -> None:
+        """`fcntl.lockf` on byte `offset` of the lock file."""
+        assert self._lock_fd is not None, "store not opened"
+        fcntl.lockf(self._lock_fd, mode, 1, offset)
+
     def _lock(self, offset: int, mode: int) -> bool:
         try:
-            fcntl.lockf(self._lock_fd, mode | fcntl.LOCK_NB, 1, offset)
+            self._lockf(mode | fcntl.LOCK_NB, offset)
         except OSError:
             return False
         return True
@@ -202,7 +207,7 @@ class SqliteStore(SessionStore):
             self._held[slot] = owner
             if slot in self._waiting:  # stop announcing that we wait
                 self._waiting.discard(slot)
-                fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+                self._lockf(fcntl.LOCK_UN, LOCK_SLOTS + slot)
             return True
         if slot not in self._waiting and self._lock(LOCK_SLOTS + slot, fcntl.LOCK_SH):
             self._waiting.add(slot)
@@ -212,14 +217,14 @@ class SqliteStore(SessionStore):
         slot = _slot(session_id)
         if slot in self._waiting:
             self._waiting.discard(slot)
-            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+            self._lockf(fcntl.LOCK_UN, LOCK_SLOTS + slot)
 
     async def _lease_release(self, session_id: str, owner: str) -> bool:
         slot = _slot(session_id)
         if self._held.get(slot) != owner:
             return False
         del self._held[slot]
-        fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, slot)
+        self._lockf(fcntl.LOCK_UN, slot)
         gate = self._gates.get(session_id)
         return gate is not None and gate.users > 1 and self._others_wait(slot)  # only matters to local waiters
 
@@ -228,7 +233,7 @@ class SqliteStore(SessionStore):
         if slot in self._held or slot in self._waiting:
             return False
         if self._lock(LOCK_SLOTS + slot, fcntl.LOCK_EX):
-            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, LOCK_SLOTS + slot)
+            self._lockf(fcntl.LOCK_UN, LOCK_SLOTS + slot)
             return False
         return True
 

@@ -88,7 +88,7 @@ class SessionStore(abc.ABC):
     """Abstract store; one instance per worker process."""
 
     backend: str = "abstract"
-    unavailable_errors: tuple[type[BaseException], ...] = ()
+    unavailable_errors: tuple[type[Exception], ...] = ()
     """Exceptions meaning the store cannot be reached right now (the API answers 503 with Retry-After)."""
 
     def __init__(self, retention: Retention) -> None:

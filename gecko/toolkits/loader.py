@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import jsonschema_rs
 import orjson
@@ -239,7 +239,7 @@ def _path_regex(path: str) -> tuple[re.Pattern[str], list[str]]:
     return re.compile(f"^{pattern}/?$"), names
 
 
-def _is_plain_object(schema: Any) -> bool:
+def _is_plain_object(schema: Any) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(schema, dict)
         and (schema.get("type") == "object" or ("properties" in schema and "type" not in schema))

@@ -26,7 +26,8 @@ class Parameter:
     name: str
     location: ParamLocation
     required: bool
-    schema: dict[str, Any]
+    schema: dict[str, Any] | bool
+    """JSON Schema of the value (`true`/`false` are schemas too)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class Operation:
     body_mode: BodyMode
     body_required: bool
     args_schema: dict[str, Any]
-    response_schema: dict[str, Any] | None
+    response_schema: dict[str, Any] | bool | None
     args_validator: Validator = field(repr=False)
     response_validator: Validator | None = field(repr=False)
     path_regex: re.Pattern[str] = field(repr=False)

@@ -7,7 +7,13 @@ from typing import Any
 from inference.gecko.client import GeckoClient
 from inference.gecko.errors import GeckoError
 from inference.tools.catalog import CatalogTool, ToolCatalog
-from inference.tools.execution import ToolError, ToolInfrastructureError, ToolOutcome, error_content
+from inference.tools.execution import (
+    ErrorKind,
+    ToolError,
+    ToolInfrastructureError,
+    ToolOutcome,
+    error_content,
+)
 from utils.jsonutil import dumps_compact
 
 
@@ -45,7 +51,7 @@ class GeckoToolBackend:
                                error_kind="tool_error")
         errors = _errors(response.errors)
         title = str(response.body.get("title", "Error")) if isinstance(response.body, dict) else "Error"
-        kind = "invalid_arguments" if response.status == 422 else (
+        kind: ErrorKind = "invalid_arguments" if response.status == 422 else (
             "unknown_tool" if response.status == 404 else "rejected")
         return ToolOutcome(False, error_content(title, response.detail, errors), body=response.body,
                            status=response.status, error_kind=kind, errors=errors)

@@ -30,7 +30,7 @@ from camel.toolkits import FunctionTool
 from camel.types import ModelPlatformType, ModelType, OpenAIBackendRole
 from camel.utils import BaseTokenCounter
 
-from inference.agents.base import AgentInfrastructureError, AgentRequest, AgentRun, AgentStep
+from inference.agents.base import AgentInfrastructureError, AgentRequest, AgentRun, AgentStep, StopReason
 from inference.agents.llm import PLANNER_ROLE
 from inference.agents.planner import DEFAULT_MAX_STEPS
 from inference.gecko.backend import GeckoToolBackend, fetch_catalog
@@ -236,5 +236,5 @@ class CamelAgent:
     def _result(self, calls: _Calls, final: str | None, started: float, usage: list[dict[str, Any]]) -> AgentRun:
         steps = [AgentStep(i, None, (record,)) for i, record in enumerate(calls.records)]
         steps.append(AgentStep(len(steps), final, ()))
-        stop = "answer" if final is not None and len(calls.records) < self.max_steps else "max_steps"
+        stop: StopReason = "answer" if final is not None and len(calls.records) < self.max_steps else "max_steps"
         return AgentRun(self.name, tuple(steps), final, stop, tuple(usage), time.perf_counter() - started)

@@ -24,7 +24,7 @@ from benchmarks.runner import PreflightError, ResumeError, RunOptions, RunSummar
 from gats import GatsConfig
 from gats.turns import TurnAgents
 from gecko_cli.main import main as gecko_main
-from inference.agents import ScriptedCall, ScriptedOracleAgent
+from inference.agents import Agent, ScriptedCall, ScriptedOracleAgent
 from inference.gecko import GeckoClient, GeckoUnavailableError
 from tests.bfcl.multi_support import multi_turn_gecko
 
@@ -114,7 +114,7 @@ async def test_a_wrong_real_call_is_what_gets_scored(gecko: str) -> None:
     task = load_tasks("multi_turn_base", ids=["multi_turn_base_0"])[0]
     base = multi_turn_agents(AgentSettings(model=ORACLE))(task)
 
-    def real(index: int, plan: Any) -> ScriptedOracleAgent:
+    def real(index: int, plan: Any) -> Agent:
         if index == 0:
             return ScriptedOracleAgent([ScriptedCall("cd", {"folder": "document"}),
                                         ScriptedCall("mv", {"source": "final_report.pdf", "destination": "temp"})])

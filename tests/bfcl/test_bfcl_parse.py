@@ -179,7 +179,7 @@ def test_parser_limits_are_refusals_not_crashes(text: str) -> None:
 
 def test_non_text_is_not_a_call() -> None:
     with pytest.raises(NotACallError):
-        parse_calls(None)  # type: ignore[arg-type]
+        parse_calls(None)
 
 
 def test_format_round_trip() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import uuid
+from typing import Any
 
 import pytest
 from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
@@ -89,7 +90,7 @@ def test_arguments_are_copied_into_the_tools() -> None:
     tags = ["#a"]
     refused = bridge.execute(RealCall("post_tweet", {"content": "hi", "tags": tags}))
     assert refused.error and "not authenticated" in refused.content and refused.state_changed is False
-    twitter = bridge.instances["TwitterAPI"]
+    twitter: Any = bridge.instances["TwitterAPI"]  # bfcl-eval's TwitterAPI (untyped)
     twitter.authenticated = True  # test set-up: skip the login call
     posted = bridge.execute(RealCall("post_tweet", {"content": "hi", "tags": tags}))
     assert not posted.error and posted.state_changed is True

@@ -179,7 +179,7 @@ def _attempt(index: int, status: str, score: float | None, failed_calls: int, un
         calls.append(CallRecord(f"c{i}", 0, "add", "{}", {}, SPEC, outcome, 0.0))
     run = AgentRun("a", (AgentStep(0, None, tuple(calls)),), None, "answer")
     verdict = None if score is None else Verdict(score == 1.0, score, ())
-    return AttemptRecord(index, status, "s", run, None, verdict)  # type: ignore[arg-type]
+    return AttemptRecord(index, status, "s", run, None, verdict)
 
 
 @pytest.mark.parametrize(("attempts", "expected"), [

@@ -46,7 +46,7 @@ def test_state_endpoints_queue_with_tool_calls_redis(redis_url, tmp_path):
         _check_mixed(url)
 
 
-async def _burst(url: str, calls: int, sessions: int) -> list[int]:
+async def _burst(url: str, calls: int, sessions: int) -> list[int | str]:
     limits = httpx.Limits(max_connections=calls, max_keepalive_connections=0)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
         sids = [(await client.get("/session-id")).json()["session_id"] for _ in range(sessions)]

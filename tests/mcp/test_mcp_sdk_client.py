@@ -32,7 +32,9 @@ async def http_session(url: str, headers: dict[str, str] | None = None,
     async with streamablehttp_client(url, headers=headers, httpx_client_factory=factory) as (read, write, sid):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            yield session, sid()
+            session_id = sid()
+            assert session_id is not None, "Gecko gave no Mcp-Session-Id"
+            yield session, session_id
 
 
 async def test_http_list_valid_invalid_then_state_over_http(mcp_gecko: LiveGecko):

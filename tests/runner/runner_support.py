@@ -38,6 +38,8 @@ class ScriptedBenchmark:
         self.untested, self.raising, self.failing, self.slow = set(untested), set(raising), set(failing), set(slow)
         self.preflight_error = preflight_error
         self._models = dict(models or {})
+        self.ids: tuple[str, ...] | None = None
+        """Keys given with `--ids` (None: every task)."""
         self.calls: list[str] = []
         self.finished: list[tuple[list[str], bool]] = []
         """(keys of the entries given, complete) of every `finish` call."""
@@ -75,7 +77,8 @@ class ScriptedBenchmark:
     def select(self) -> list[WorkItem]:
         if self.count < 0:
             raise ValueError("count must be >= 0")
-        return [WorkItem(f"t{i}", "even" if i % 2 == 0 else "odd", i) for i in range(self.count)]
+        return [WorkItem(f"t{i}", "even" if i % 2 == 0 else "odd", i) for i in range(self.count)
+                if self.ids is None or f"t{i}" in self.ids]
 
     async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
         if self.preflight_error:

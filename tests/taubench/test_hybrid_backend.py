@@ -24,7 +24,7 @@ class _Recorder:
 
 
 def _spec(name: str, access: str) -> CatalogTool:
-    return CatalogTool("kit", name, name, name, access=access)  # type: ignore[arg-type]
+    return CatalogTool("kit", name, name, name, access=access)
 
 
 async def test_reads_run_for_real_and_are_synced_before_the_next_write() -> None:

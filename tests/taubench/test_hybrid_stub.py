@@ -53,8 +53,7 @@ async def test_one_airline_task_with_the_stub_everywhere(tmp_path: Path) -> None
     assert gats["turns"] >= 1 and gats["simulated_calls"] >= 1 and gats["real_reads"] >= 1
     first = gats["rehearsals"][0]["attempts"][0]
     assert [c["name"] for c in first["calls"]] == ["get_reservation_details", "cancel_reservation"]
-    summary = (run_dir / "summary.json").read_text()
-    roles = set(json.loads(summary)["cost_by_role"])
+    roles = set(json.loads((run_dir / "summary.json").read_text())["cost_by_role"])
     assert {"agent", "planner", "user", "judge", "responder"} <= roles, roles  # Gecko reports no checklist usage
     stages = stats["by_stage"]  # the stub answered the agent, the user and Gecko's stages over HTTP
     assert stages.get("planner", 0) >= 4 and stages.get("chat", 0) >= 2

@@ -61,7 +61,7 @@ def test_results(expression: str, result: str) -> None:
 )
 def test_errors(expression: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error) as caught:
-        calculate_expression(expression)  # type: ignore[arg-type]
+        calculate_expression(expression)
     assert str(caught.value) == message
 
 

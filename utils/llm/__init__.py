@@ -40,7 +40,7 @@ from utils.llm.errors import (
     MissingAPIKeyError,
     UnknownModelError,
 )
-from utils.llm.factory import create_client
+from utils.llm.factory import HttpBackend, create_client
 from utils.llm.jsontext import clean_reply, parse_json_reply
 from utils.llm.prompts import Prompt, load_prompt
 from utils.llm.retry import RetryDecision, RetryPolicy, classify_error, with_retries
@@ -49,7 +49,8 @@ from utils.llm.transport_raw import RawHTTPTransport
 from utils.llm.usage import ROLES, UsageAggregator, UsageRecord, UsageTotals
 
 __all__ = [
-    "ENV_VARS", "ROLES", "Capabilities", "ChatResult", "ChatTransport", "ClientConfig", "LLMAuthError", "LLMCache",
+    "ENV_VARS", "ROLES", "Capabilities", "ChatResult", "ChatTransport", "ClientConfig", "HttpBackend", "LLMAuthError",
+    "LLMCache",
     "LLMClient", "LLMConnectionError", "LLMError", "LLMInfrastructureError", "LLMOutputError", "LLMParseError",
     "LLMRateLimitError", "LLMRequestError", "LLMSchemaError", "LLMServerError", "LLMTimeoutError", "LLMUsageError",
     "MissingAPIKeyError", "ModelSpec", "OpenAITransport", "Price", "Prompt", "RawHTTPTransport", "RawReply", "RetryDecision",

@@ -14,6 +14,8 @@ from utils.llm.transport_raw import RawHTTPTransport
 from utils.llm.usage import UsageRecord
 
 CACHE_FILE = "llm_cache.db"
+HttpBackend = Literal["auto", "aiohttp", "httpx", "raw"]
+"""HTTP stack under the client (`Settings.llm_http_backend` says what each is)."""
 
 
 def create_client(
@@ -23,7 +25,7 @@ def create_client(
     timeout_s: float = ClientConfig.timeout_s,
     max_attempts: int = RetryPolicy.max_attempts,
     max_concurrency: int = ClientConfig.max_concurrency,
-    http_backend: Literal["auto", "aiohttp", "httpx", "raw"] = "auto",
+    http_backend: HttpBackend = "auto",
     usage_sink: Callable[[UsageRecord], None] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> LLMClient:

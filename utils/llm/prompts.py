@@ -88,7 +88,7 @@ def inline_refs(schema: Any, max_expansions: int = 200) -> Any:
     """
     if not isinstance(schema, dict):
         return schema
-    defs = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else {}
+    defs = raw_defs if isinstance(raw_defs := schema.get("$defs"), dict) else {}
     kept: set[str] = set()
     budget = [max_expansions]
 

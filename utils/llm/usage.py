@@ -22,7 +22,7 @@ A usage record is a plain dict (it travels in session history and JSON files) wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, TypedDict
 
@@ -66,7 +66,7 @@ class UsageTotals:
     unpriced_calls: int = 0
     """Calls with tokens but no known price (their cost is missing from `cost_usd`)."""
 
-    def add(self, record: UsageRecord | dict[str, Any]) -> None:
+    def add(self, record: UsageRecord | Mapping[str, Any]) -> None:
         """Count one record."""
         self.calls += 1
         self.cache_hits += int(bool(record.get("cached")))
@@ -111,16 +111,16 @@ def _label(value: str) -> str:
 class UsageAggregator:
     """Sums usage records per (role, model). Owned by one event loop; not shared across threads."""
 
-    def __init__(self, records: Iterable[UsageRecord | dict[str, Any]] = ()) -> None:
+    def __init__(self, records: Iterable[UsageRecord | Mapping[str, Any]] = ()) -> None:
         self._totals: dict[tuple[str, str], UsageTotals] = {}
         self.extend(records)
 
-    def add(self, record: UsageRecord | dict[str, Any]) -> None:
+    def add(self, record: UsageRecord | Mapping[str, Any]) -> None:
         """Count one record."""
         key = (str(record.get("role", "")), str(record.get("model", "")))
         self._totals.setdefault(key, UsageTotals()).add(record)
 
-    def extend(self, records: Iterable[UsageRecord | dict[str, Any]]) -> None:
+    def extend(self, records: Iterable[UsageRecord | Mapping[str, Any]]) -> None:
         """Count several records."""
         for record in records:
             self.add(record)

@@ -37,6 +37,7 @@ def _state_patch(text: str) -> dict[str, Any]:
     state = tags.read_json_section(text, tags.SECTION_STATE)
     call = tags.read_json_section(text, tags.SECTION_CALL) or {}
     entry = {"tool": call.get("tool", ""), "arguments": call.get("arguments", {})}
+    patch: list[dict[str, Any]]
     if isinstance(state, dict) and isinstance(state.get("stub_writes"), list):
         patch = [{"op": "add", "path": "/stub_writes/-", "value": entry}]
     else:

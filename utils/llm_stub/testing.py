@@ -23,11 +23,11 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import uvicorn
 
-from utils.llm import ClientConfig, LLMCache, LLMClient, OpenAITransport, RetryPolicy
+from utils.llm import ClientConfig, HttpBackend, LLMCache, LLMClient, OpenAITransport, RetryPolicy
 from utils.llm.transport_raw import RawHTTPTransport
 from utils.llm_stub.app import StubServer, create_app
 from utils.llm_stub.config import StubConfig
@@ -152,7 +152,7 @@ class RecordedSleep:
 
 def stub_client(handle: StubHandle, *, timeout_s: float = 5.0, max_attempts: int = 4,
                 cache: LLMCache | None = None, sleep: RecordedSleep | None = None,
-                http_backend: Literal["auto", "aiohttp", "httpx", "raw"] = "auto") -> LLMClient:
+                http_backend: HttpBackend = "auto") -> LLMClient:
     """An `LLMClient` for tests against `handle`: no real back-off waits, no environment read."""
     config = ClientConfig(timeout_s=timeout_s, retry=RetryPolicy(max_attempts=max_attempts))
     transport = RawHTTPTransport() if http_backend == "raw" else OpenAITransport(http_backend)

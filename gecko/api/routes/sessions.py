@@ -10,6 +10,7 @@ from gecko.api.deps import ContextDep, parse_body
 from gecko.api.models import (
     ChecklistPublic,
     ChecklistRequest,
+    ItemVerdictPublic,
     JudgePublic,
     JudgeRequest,
     SessionConfig,
@@ -165,7 +166,7 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
     result = await ctx.engines.judge.judge(data)  # JudgeFailure → 502 problem (app error handler)
     return JudgePublic(
         success=result.success,
-        items=[{"id": i.id, "description": i.description, "status": i.status, "reasoning": i.reasoning}
+        items=[ItemVerdictPublic(id=i.id, description=i.description, status=i.status, reasoning=i.reasoning)
                for i in result.items],
         remaining=result.remaining, engine=result.engine, usage=usage,
     )

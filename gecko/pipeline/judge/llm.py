@@ -9,11 +9,18 @@ error, never a success.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeFailure, JudgeInput, JudgeResult
+from gecko.pipeline.stages import (
+    ChecklistItem,
+    ItemStatus,
+    ItemVerdict,
+    JudgeFailure,
+    JudgeInput,
+    JudgeResult,
+)
 from utils.llm import LLMClient, LLMError
 from utils.llm import stage_tags as tags
 from utils.llm.prompts import clip, load_prompt, stage_messages
@@ -35,7 +42,7 @@ class ChecklistOutput(BaseModel):
 
 class VerdictEntry(BaseModel):
     id: str
-    status: Literal["success", "failed", "unknown"]
+    status: ItemStatus
     reasoning: str = ""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gecko.pipeline.stages import ChecklistItem, ItemVerdict, JudgeInput, JudgeResult
+from gecko.pipeline.stages import ChecklistItem, ItemStatus, ItemVerdict, JudgeInput, JudgeResult
 from utils.roles import ENGINE_RULES
 
 
@@ -26,6 +26,7 @@ class RulesJudge:
 
     async def judge(self, data: JudgeInput) -> JudgeResult:
         rejected = [c for c in data.calls if c.get("status") != 200 and not c.get("tool_error")]
+        status: ItemStatus
         if rejected:
             names = ", ".join(sorted({str(c.get("tool")) for c in rejected}))
             reason = f"{len(rejected)} call(s) were rejected ({names}); fix them as the validation errors say."

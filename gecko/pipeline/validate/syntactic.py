@@ -77,16 +77,18 @@ def _violations(error: ValidationError, tool: str) -> list[Violation]:
     path = list(error.absolute_path)
     label = _label(path)
     keyword = str(error.validator)
-    value = error.validator_value
+    # The stubs allow "unset" for errors built by hand; an error a validator yields always has both.
+    value: Any = error.validator_value
+    instance: Any = error.instance
     schema = error.schema if isinstance(error.schema, dict) else {}
     if keyword == "required":
-        missing = [name for name in value if isinstance(error.instance, dict) and name not in error.instance]
+        missing = [name for name in value if isinstance(instance, dict) and name not in instance]
         where = "" if not path else f" in {label}"
         return [Violation(_pointer([*path, name]), "required", f"Missing required argument '{name}'{where}.")
                 for name in missing]
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         allowed = sorted(schema.get("properties", {}))
-        extra = sorted(k for k in (error.instance or {}) if k not in schema.get("properties", {}))
+        extra = sorted(k for k in (instance or {}) if k not in schema.get("properties", {}))
         hint = f" Allowed arguments: {', '.join(allowed)}." if allowed else " No other arguments are accepted."
         where = f"tool {tool}" if not path else label
         return [Violation(_pointer([*path, name]), keyword, f"Unknown argument '{name}' is not accepted by {where}.{hint}")
@@ -125,7 +127,8 @@ def _violations(error: ValidationError, tool: str) -> list[Violation]:
 
 def _matches_any(error: ValidationError) -> bool:
     failing = {e.schema_path[0] for e in error.context if e.schema_path}
-    return len(failing) < len(error.validator_value)
+    branches: Any = error.validator_value  # set on every error a validator yields (see _violations)
+    return len(failing) < len(branches)
 
 
 def _branch_hint(error: ValidationError) -> str:

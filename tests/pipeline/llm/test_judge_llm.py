@@ -23,7 +23,7 @@ def judge_input(items: list[ChecklistItem], **kw: object) -> JudgeInput:
                 calls=[{"tool": "notes/create_note", "arguments": {"title": "A"}, "status": 200, "response": {}}],
                 agent_response="Created.", tools=[{"name": "create_note"}])
     base.update(kw)
-    return JudgeInput(**base)  # type: ignore[arg-type]
+    return JudgeInput(**base)
 
 
 async def test_checklist_items_from_the_task(stub, client: LLMClient) -> None:

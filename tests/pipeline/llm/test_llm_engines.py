@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gecko.pipeline.engines import build_engines, role_engines
@@ -19,7 +21,7 @@ from utils.settings import Settings
 
 def test_each_role_package_builds_its_llm_engine(stub, client: LLMClient, tmp_path) -> None:
     model, settings = stub.model(), Settings(state_dir=tmp_path)
-    expected = {"validation": (LLMSemanticValidator, type(None)), "response": (LLMResponseSynthesizer, RulesSynthesizer),
+    expected: dict[str, tuple[type[Any], type]] = {"validation": (LLMSemanticValidator, type(None)), "response": (LLMResponseSynthesizer, RulesSynthesizer),
                 "state": (LLMStateUpdater, RulesStateUpdater), "judge": (LLMTaskJudge, object)}
     for name, (llm_type, rules_type) in expected.items():
         role = server_role(name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 import pytest
 
@@ -63,7 +64,7 @@ async def test_unusable_patch_falls_back_to_rules_atomically(notes) -> None:
     transport = ScriptedTransport([bad, bad])
     client = LLMClient(transport=transport, env={}, sleep=RecordedSleep())
     updater = LLMStateUpdater(client, "openai-compatible:m@http://127.0.0.1:1/v1", RulesStateUpdater())
-    state = {"notes": []}
+    state: dict[str, Any] = {"notes": []}
     change = await updater.update(call_context(notes, "create_note", {"title": "G"}, state=state), NOTE)
     assert change is not None and change.fallback == "rules" and change.notes
     assert change.state["notes"] == [] and change.state["effects"][0]["tool"] == "notes/create_note"

@@ -133,7 +133,7 @@ async def test_unreachable_endpoint_is_a_connection_error() -> None:
     from utils.llm_stub.testing import StubHandle
 
     for backend in ("auto", "raw"):
-        client = stub_client(StubHandle("http://127.0.0.1:9"), max_attempts=2, http_backend=backend)  # type: ignore[arg-type]
+        client = stub_client(StubHandle("http://127.0.0.1:9"), max_attempts=2, http_backend=backend)
         with pytest.raises(LLMConnectionError):
             await client.chat("openai-compatible:m@http://127.0.0.1:9/v1", [{"role": "user", "content": "x"}],
                               role="user")

@@ -11,6 +11,7 @@ import pytest
 from utils.llm import (
     LLMAuthError,
     LLMConnectionError,
+    LLMInfrastructureError,
     LLMRateLimitError,
     LLMRequestError,
     LLMServerError,
@@ -127,6 +128,7 @@ async def test_exhausted_retries_raise_typed_infrastructure_errors(failure: Base
     call = Flaky([failure] * 10)
     with pytest.raises(error) as info:
         await with_retries(call, RetryPolicy(max_attempts=3), sleep=sleep)
+    assert isinstance(info.value, LLMInfrastructureError)
     assert call.calls == 3 and info.value.attempts == 3
 
 

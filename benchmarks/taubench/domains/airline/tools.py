@@ -104,11 +104,11 @@ class AirlineTools(DomainTools):
                 continue
             if destination is not None and flight.destination != destination:
                 continue
-            if date not in flight.dates or flight.dates[date].status != "available":
+            on_date = flight.dates.get(date)
+            if not isinstance(on_date, FlightDateStatusAvailable):
                 continue
             if leave_after is not None and flight.scheduled_departure_time_est < leave_after:
                 continue
-            on_date = flight.dates[date]
             found.append(
                 DirectFlight(
                     flight_number=flight.flight_number,

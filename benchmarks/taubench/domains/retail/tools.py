@@ -10,10 +10,12 @@ Python's own message, which names `RetailTools.<tool>()`.
 from __future__ import annotations
 
 import json
+from typing import TypeGuard, get_args
 
 from benchmarks.taubench.arithmetic import calculate_expression
 from benchmarks.taubench.domain_tools import DomainTools, tool
 from benchmarks.taubench.domains.retail.data_model import (
+    CancelReason,
     GiftCard,
     Order,
     OrderItem,
@@ -26,7 +28,11 @@ from benchmarks.taubench.domains.retail.data_model import (
     Variant,
 )
 
-CANCEL_REASONS = frozenset({"no longer needed", "ordered by mistake"})
+CANCEL_REASONS: frozenset[str] = frozenset(get_args(CancelReason))
+
+
+def _is_cancel_reason(reason: str) -> TypeGuard[CancelReason]:
+    return reason in CANCEL_REASONS
 
 
 class RetailTools(DomainTools):
@@ -113,7 +119,7 @@ class RetailTools(DomainTools):
         order = self._order(order_id)
         if order.status != "pending":
             raise ValueError("Non-pending order cannot be cancelled")
-        if reason not in CANCEL_REASONS:
+        if not _is_cancel_reason(reason):
             raise ValueError("Invalid reason")
         refunds = []
         for payment in order.payment_history:
@@ -169,7 +175,7 @@ class RetailTools(DomainTools):
         self._check_items_in_order(order, item_ids, "Number of {} not found.")
         if len(item_ids) != len(new_item_ids):
             raise ValueError("The number of items to be exchanged should match.")
-        difference = 0
+        difference = 0.0
         for item_id, new_item_id in zip(item_ids, new_item_ids):
             line = self._first_line(order, item_id)
             if line is None:
@@ -386,7 +392,7 @@ class RetailTools(DomainTools):
         self._check_items_in_order(order, item_ids, "{} not found")
         if len(item_ids) != len(new_item_ids):
             raise ValueError("The number of items to be exchanged should match")
-        difference = 0
+        difference = 0.0
         variant: Variant
         for item_id, new_item_id in zip(item_ids, new_item_ids):
             if item_id == new_item_id:
