@@ -23,6 +23,12 @@ from typing import Any
 
 import aiohttp
 
+KEEPALIVE_S = 2.0
+"""Seconds an idle pooled connection is kept: under uvicorn's default keep-alive timeout (5 s), so the client never
+reuses a connection at the moment the server closes it. With aiohttp's default (15 s) a request sent after a pause
+of about 5 s could meet the server's close and fail as a dropped connection, which a tool call or `POST /sessions`
+must not retry (it made `tests/bfcl/test_bfcl_agent_backend_camel.py` fail under load: CAMEL's import is such a
+pause)."""
 _DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """aiohttp has already decoded and de-chunked the body, so these no longer describe it."""
 
@@ -41,7 +47,8 @@ class LazyAiohttpSession:
     def get(self) -> aiohttp.ClientSession:
         """The open session (created now if needed)."""
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections)
+            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=self._max_connections,
+                                             keepalive_timeout=KEEPALIVE_S)
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
 
