@@ -4,20 +4,31 @@ CLIs build a `Settings` with their flags as keyword arguments (`Settings(**flags
 are derived from the fields by `utils.settings_cli`); pydantic-settings fills the rest from the
 environment and `.env`. Library code receives the object; it never reads env vars.
 
-The fields of the server roles (`validation_model`, `response_model`, …) are generated from the role
-table `utils.roles.SERVER_ROLES` × `ROLE_SETTINGS`; read them with `role_value` / `role_models`.
+The fields of the server roles (`validation_model`, `response_model`, …), one per row of the role table
+`utils.roles.SERVER_ROLES` × `ROLE_SETTINGS`, are declared in `Settings` so the type checker sees them; their
+defaults and help come from the table, and importing this module fails when a row has no field (or its field
+the wrong type). Code that goes over every role reads them with `role_value` / `role_models`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, create_model, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
-from utils.roles import ENGINE_NONE, ENGINE_RULES, MODEL_SETTING, ROLE_SETTINGS, SERVER_ROLES, ServerRole
+from utils.roles import (
+    ENGINE_NONE,
+    ENGINE_RULES,
+    MODEL_SETTING,
+    ROLE_SETTINGS,
+    SERVER_ROLES,
+    RoleSetting,
+    ServerRole,
+    server_role,
+)
 
 __all__ = ["ENV_PREFIX", "Flag", "Settings", "default_flag"]
 
@@ -52,25 +63,25 @@ def default_flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def _role_fields() -> dict[str, Any]:
-    return {setting.field(role): (setting.annotation, Field(setting.default(role), description=setting.help(role)))
-            for role in SERVER_ROLES for setting in ROLE_SETTINGS}
+def _role_field(role: str, setting: RoleSetting = MODEL_SETTING) -> Any:
+    """A per-role field's default and help, from the role table (`Field(...)`, typed Any as pydantic's is)."""
+    row = server_role(role)
+    return Field(setting.default(row), description=setting.help(row))
 
 
-if TYPE_CHECKING:
-    _RoleSettings = BaseSettings
-else:
-    _RoleSettings = create_model("RoleSettings", __base__=BaseSettings, __module__=__name__, **_role_fields())
-    """Base of `Settings` holding the per-role fields of the role table."""
-
-
-class Settings(_RoleSettings):
+class Settings(BaseSettings):
     """Configuration of the Gecko server and the runners that talk to it."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX, env_file=".env", env_file_encoding="utf-8", extra="ignore",
         use_attribute_docstrings=True,
     )
+
+    # The per-role fields: one per `SERVER_ROLES` × `ROLE_SETTINGS` row (`_check_role_fields` holds them to it).
+    validation_model: str = _role_field("validation")
+    response_model: str = _role_field("response")
+    state_model: str = _role_field("state")
+    judge_model: str = _role_field("judge")
 
     schemas_dirs: Annotated[list[Path], Flag("--schemas-dir",
                                              doc_default="bundled `data/examples/openapi`")] = Field(
@@ -171,3 +182,17 @@ class Settings(_RoleSettings):
     def role_models(self) -> dict[str, str]:
         """Role name → engine name or model alias, for every server role."""
         return {role.name: self.role_model(role) for role in SERVER_ROLES}
+
+
+def _check_role_fields() -> None:
+    """Every row of the role table has its field in `Settings`, of the row's type."""
+    fields = Settings.model_fields
+    for role in SERVER_ROLES:
+        for setting in ROLE_SETTINGS:
+            name = setting.field(role)
+            if name not in fields or fields[name].annotation != setting.annotation:
+                raise TypeError(f"Settings needs the field `{name}: {setting.annotation.__name__} = "
+                                f"_role_field({role.name!r})` (a row of utils.roles)")
+
+
+_check_role_fields()

@@ -69,3 +69,15 @@ def test_health_lists_every_role_from_the_table(make_client) -> None:
     assert list(body["roles"]) == [role.public for role in SERVER_ROLES] == ["validator", "responder", "state", "judge"]
     assert body["roles"]["state"] == {"model": "none", "engine": "none"} and not body["state_model_enabled"]
     assert body["roles"]["responder"] == {"model": "rules", "engine": "rules"} and body["offline"]
+
+
+def test_a_role_without_its_settings_field_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Settings` declares the per-role fields (typed, for the checker); a table row without one stops the import."""
+    from utils import settings as settings_module
+    from utils.roles import ServerRole
+
+    extra = ServerRole("critic", "critic", SERVER_ROLES[0].calls, "a critique", rules_means="nothing")
+    settings_module._check_role_fields()  # the real table: every row has its field
+    monkeypatch.setattr(settings_module, "SERVER_ROLES", (*SERVER_ROLES, extra))
+    with pytest.raises(TypeError, match="critic_model: str"):
+        settings_module._check_role_fields()
