@@ -259,7 +259,7 @@ class _Bfcl:
 
     def _info(self, outcome: SingleTaskOutcome | MultiTaskOutcome, valid: bool) -> dict[str, Any]:
         assert outcome.record is not None
-        return {"gats": outcome.record.gats}
+        return {"gats": (outcome.record.model_extra or {}).get("gats")}
 
     async def preflight(self, items: Sequence[WorkItem], context: RunContext) -> dict[str, Any]:
         """Gecko's roles and the tasks' toolkits (preflight.py); the agents for `--model`. Returns Gecko's
@@ -298,6 +298,7 @@ class BfclSingleTurn(_Bfcl):
 
     name, config_type, category_default = "bfcl", BfclRunConfig, None
     categories_of = staticmethod(single_turn_categories)
+    category_help = f"one of {', '.join(SINGLE_TURN_CATEGORIES)}, or 'all' (one result file per category)"
 
     def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> AgentFactory:
         return agent_factory(settings, llm)
@@ -308,7 +309,6 @@ class BfclSingleTurn(_Bfcl):
 
     def score_task(self, task: SingleTurnTask, result: Any) -> EntryScore:
         return score_single_turn(task, result)
-    category_help = f"one of {', '.join(SINGLE_TURN_CATEGORIES)}, or 'all' (one result file per category)"
 
     def local_gecko(self) -> LocalGecko:
         """Gecko on every single-turn toolkit, state model off (start-up takes a while: 3,235 toolkits)."""
@@ -329,6 +329,8 @@ class BfclMultiTurn(_Bfcl):
 
     name, config_type, category_default = "bfcl-multi", MultiTurnRunConfig, "multi_turn_base"
     categories_of = staticmethod(multi_turn_categories)
+    category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
+                     "(default multi_turn_base)")
 
     def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> TurnAgentsFactory:
         return multi_turn_agents(settings, llm)
@@ -339,8 +341,6 @@ class BfclMultiTurn(_Bfcl):
 
     def score_task(self, task: MultiTurnTask, result: Any) -> EntryScore:
         return score_multi_turn(task, result)
-    category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
-                     "(default multi_turn_base)")
 
     def local_gecko(self) -> LocalGecko:
         """Gecko on the eight class toolkits with the rules state model."""

@@ -30,6 +30,7 @@ class ResultRecord(BaseModel):
     """One line of a result file."""
 
     model_config = ConfigDict(extra="allow")
+    """Extra keys are kept: ours is `gats` (GATS figures of the task), absent from lines of other tools."""
 
     id: str
     """Task id, e.g. `simple_python_0` or `multi_turn_base_3`."""
@@ -41,9 +42,6 @@ class ResultRecord(BaseModel):
     """Completion tokens, shaped like `input_token_count`."""
     latency: float | list[list[float]] = 0.0
     """Seconds, shaped like `input_token_count`."""
-    gats: dict[str, Any] | None = None
-    """GATS figures of the task (status, attempts, best attempt; per turn in multi-turn); the official checkers
-    ignore it."""
 
 
 class CorruptResultsError(CorruptLinesError):
