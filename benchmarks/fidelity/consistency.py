@@ -109,7 +109,7 @@ async def check_toolkit(client: GeckoClient, name: str, *, labels: Mapping[str, 
 
     try:
         for collection in found:
-            parents = {}
+            parents: dict[str, Any] = {}
             for index in range(RECORDS):
                 seed = f"{name}{collection.path}#{index}"
                 sent = _arguments(collection.create, seed, parents)

@@ -18,13 +18,14 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Final, Literal
 
 from benchmarks.fidelity.model import PlannedCall
-from inference.agents.noise import DEFAULT_ERROR_RATE, NOISE_KINDS, Corruption, plan_corruptions
+from inference.agents.noise import DEFAULT_ERROR_RATE, NOISE_KINDS, Corruption, NoiseKind, plan_corruptions
 from inference.tools.catalog import CatalogTool, ToolCatalog
 
-DROPPED_CALL = "dropped_call"
-PERTURBATION_KINDS: tuple[str, ...] = (*NOISE_KINDS, DROPPED_CALL)
+DROPPED_CALL: Final = "dropped_call"
+PERTURBATION_KINDS: tuple[NoiseKind | Literal["dropped_call"], ...] = (*NOISE_KINDS, DROPPED_CALL)
 """The kinds `perturbed` cycles over."""
 
 

@@ -196,7 +196,7 @@ def render_markdown(report: Mapping[str, Any], title: str = "Fidelity report") -
     """The report as Markdown tables (what `fidelity.md` holds)."""
     lines = [f"# {title}", "", f"Trajectories: {report['trajectories']}; steps: {report['steps']}.", ""]
     val = report["validation"]
-    cols = ("n", "tp", "fn", "fp", "tn", "tpr", "fpr", "accuracy")
+    cols: tuple[str, ...] = ("n", "tp", "fn", "fp", "tn", "tpr", "fpr", "accuracy")
     lines += _table("Validation (positive = error)", ("group", *cols),
                     [("all", *(val["overall"][c] for c in cols))]
                     + [(k, *(v[c] for c in cols)) for k, v in val["by_source"].items()]

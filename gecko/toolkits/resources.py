@@ -224,8 +224,9 @@ def _from_path(op: Operation) -> _Draft | None:
         if len(segments) < 2 or _PARAM.match(segments[-2]):
             return None
         collection = segments[-2]
-        action: Action | None = {"get": "read", "put": "update", "patch": "update", "delete": "delete",
-                                 "post": "update"}.get(method)
+        actions: dict[str, Action] = {"get": "read", "put": "update", "patch": "update", "delete": "delete",
+                                      "post": "update"}
+        action = actions.get(method)
         if action is None:
             return None
         return _Draft(singular("_".join(words(collection))), action, collection, last.group(1), parents=params[:-1])
@@ -428,13 +429,13 @@ def infer_world(toolkit: str, operations: Mapping[str, Operation], default_state
     for draft in drafts.values():
         by_noun.setdefault(draft.noun, []).append(draft)
     for noun, group in by_noun.items():
-        declared = [d for d in group if d.declared]
+        declared_drafts = [d for d in group if d.declared]
         shared = {
-            "collection": next((d.collection for d in declared if d.collection), None)
+            "collection": next((d.collection for d in declared_drafts if d.collection), None)
             or next((d.collection for d in group if d.collection), None)
             or _collection_key(noun, defaults) or plural(noun),
-            "counter": next((d.counter for d in declared if d.counter), None) or _counter_key(noun, defaults),
-            "id_field": next((d.id_field for d in declared if d.id_field), None),
+            "counter": next((d.counter for d in declared_drafts if d.counter), None) or _counter_key(noun, defaults),
+            "id_field": next((d.id_field for d in declared_drafts if d.id_field), None),
         }
         if shared["id_field"] is None:
             item = next((d for d in group if d.id_argument), None) or group[0]
@@ -474,9 +475,10 @@ def bindings_public(op: Operation) -> dict[str, Any] | None:
     if world.resource is None:
         return {"sets_fields": list(world.fields)}
     r = world.resource
-    out = {"resource": r.name, "action": r.action, "collection": r.collection, "id_field": r.id_field,
-           "id": r.id_argument, "counter": r.counter, "status": r.status, "declared": r.declared,
-           "not_found": None if r.not_found is None else r.not_found[0]}
+    out: dict[str, Any] = {
+        "resource": r.name, "action": r.action, "collection": r.collection, "id_field": r.id_field,
+        "id": r.id_argument, "counter": r.counter, "status": r.status, "declared": r.declared,
+        "not_found": None if r.not_found is None else r.not_found[0]}
     if r.parents:
         out["parents"] = {argument: field_name for argument, field_name in r.parents}
     return {k: v for k, v in out.items() if v is not None}

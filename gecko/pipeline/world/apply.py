@@ -74,6 +74,7 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
            record: Any, record_id: Any, fields: Mapping[str, Any] | None = None) -> None:
     records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
+    target: tuple[str | int, ...]
     if isinstance(records, dict):
         key = str(record_id) if position is None else position
         records[str(key)] = record
