@@ -23,6 +23,7 @@ from gecko.convert.mcp import mcp_tools
 from gecko.convert.model import Access, ToolkitSpec, ToolSpec
 from gecko.convert.openai_tools import openai_tools
 from gecko.convert.schema import DefinitionPool
+from gecko.convert.xlam import xlam_tools
 
 AccessMap = Mapping[str, Access]
 
@@ -152,5 +153,25 @@ def from_callables(
     tools, schemas = callable_tools(funcs, access)
     return toolkit_document(
         tools, title=title, description=description, version=version, schemas=schemas,
+        inferrer=inferrer, info_extensions=info_extensions, validate=validate,
+    )
+
+
+def from_xlam(
+    data: Any,
+    *,
+    title: str,
+    description: str = "",
+    version: str = "1.0.0",
+    access: AccessMap | None = None,
+    inferrer: ResponseInferrer | None = None,
+    info_extensions: Mapping[str, Any] | None = None,
+    validate: bool = True,
+) -> dict[str, Any]:
+    """Toolkit from xLAM / APIGen tool definitions (shapes and type strings: `gecko.convert.xlam`)."""
+    pool = DefinitionPool()
+    tools = xlam_tools(data, pool, access)
+    return toolkit_document(
+        tools, title=title, description=description, version=version, schemas=pool.schemas,
         inferrer=inferrer, info_extensions=info_extensions, validate=validate,
     )

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gecko.convert.api import from_bfcl, from_callables, from_mcp, from_openai
+from gecko.convert.api import from_bfcl, from_callables, from_mcp, from_openai, from_xlam
 from gecko.convert.bfcl import bfcl_functions
 from gecko.convert.document import dump_document, write_document
 from gecko.convert.infer import ResponseInferrer
@@ -24,9 +24,10 @@ from gecko.convert.mcp import mcp_tool_list
 from gecko.convert.mcp_server import list_server_tools, parse_command, upstream_of
 from gecko.convert.model import ACCESS_KINDS, Access, ConversionError
 from gecko.convert.openai_tools import openai_functions
+from gecko.convert.xlam import unique_functions, xlam_functions
 from gecko.toolkits.loader import slugify
 
-KINDS = ("openai", "bfcl", "mcp", "python")
+KINDS = ("openai", "bfcl", "mcp", "xlam", "python")
 ENTRY_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
@@ -163,6 +164,8 @@ def convert(args: argparse.Namespace, inferrer: ResponseInferrer | None) -> list
         return [(args.output / f"{e['id']}.json", from_bfcl(e, title=e["id"], **options)) for e in entries]
     if args.kind == "openai":
         return [(args.output, from_openai([f for d in data for f in openai_functions(d)], title=title, **options))]
+    if args.kind == "xlam":
+        return [(args.output, from_xlam(unique_functions([t for d in data for t in xlam_functions(d)]), title=title, **options))]
     if args.kind == "mcp":
         return [(args.output, from_mcp([t for d in data for t in mcp_tool_list(d)], title=title, **options))]
     return [(args.output, from_bfcl([f for d in data for f in bfcl_functions(d)], title=title, **options))]

@@ -27,7 +27,7 @@ def readme_commands() -> list[str]:
 
 def test_readme_has_examples_for_every_kind() -> None:
     kinds = {shlex.split(c)[3] for c in readme_commands()}
-    assert kinds == {"openai", "bfcl", "mcp", "python"}
+    assert kinds == {"openai", "bfcl", "mcp", "xlam", "python"}
 
 
 def test_readme_examples_run_and_load(tmp_path: Path) -> None:
@@ -39,7 +39,7 @@ def test_readme_examples_run_and_load(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, f"{command}\n{proc.stderr}"
     registry = load_toolkits([tmp_path / "toolkits"])
-    assert set(registry.toolkits) == {"weather", "notes", "geometry", "shop", "orders"}
+    assert set(registry.toolkits) == {"weather", "notes", "geometry", "finance", "shop", "orders"}
     assert registry.get("weather", "weather_current").original_name == "weather.current"
     assert registry.get("shop", "place_order").access == "write"
     assert registry.get("geometry", "geometry_distance").response_schema is not None
