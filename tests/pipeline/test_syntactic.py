@@ -64,3 +64,9 @@ def test_non_object_arguments(create_note):
 def test_error_count_is_bounded(create_note):
     args = {"title": "t", "body": "b", **{f"x{i}": i for i in range(500)}}
     assert len(validate_arguments(create_note, args)) == 50
+
+
+def test_each_missing_required_argument_is_reported_once(create_note):
+    violations = validate_arguments(create_note, {"priority": 3})
+    missing = [v.pointer for v in violations if v.keyword == "required"]
+    assert sorted(missing) == ["/body", "/title"]

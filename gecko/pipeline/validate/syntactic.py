@@ -142,11 +142,13 @@ def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
     """All violations of `arguments` against the operation's argument schema (empty list = valid)."""
     if operation.args_check is not None and operation.args_check.is_valid(arguments):
         return []
-    found: list[Violation] = []
+    found: dict[tuple[str, str, str], Violation] = {}
     errors = sorted(operation.args_validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
     for error in errors:
-        found.extend(_violations(error, operation.operation_id))
+        # jsonschema reports `required` once per missing name, each error carrying the whole list: keep one each
+        for violation in _violations(error, operation.operation_id):
+            found.setdefault((violation.pointer, violation.keyword, violation.message), violation)
         if len(found) >= MAX_ERRORS:
             break
-    return found[:MAX_ERRORS]
+    return list(found.values())[:MAX_ERRORS]
 
