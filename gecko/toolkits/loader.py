@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -116,11 +117,8 @@ def spec_errors(doc: dict[str, Any], strict: bool = True) -> str | None:
 
 def fast_spec_errors(doc: dict[str, Any]) -> str | None:
     """The OpenAPI 3.0/3.1 meta-schema (as shipped by openapi-spec-validator) checked with jsonschema-rs."""
-    from openapi_spec_validator.schemas import schema_v30, schema_v31
-
-    meta = schema_v30 if str(doc.get("openapi", "")).startswith("3.0") else schema_v31
     try:
-        validator = jsonschema_rs.validator_for(_plain(meta))
+        validator = _meta_validator(str(doc.get("openapi", "")).startswith("3.0"))
         error = next(iter(validator.iter_errors(doc)), None)
     except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
         return f"{type(exc).__name__}: {exc}"
@@ -128,6 +126,14 @@ def fast_spec_errors(doc: dict[str, Any]) -> str | None:
         return None
     where = "/".join(str(p) for p in error.instance_path)
     return f"{error.message}" + (f" (at {where})" if where else "")
+
+
+@functools.cache
+def _meta_validator(openapi_30: bool) -> Any:
+    """The compiled OpenAPI 3.0 or 3.1 meta-schema (compiled once per process: ~8 ms each time)."""
+    from openapi_spec_validator.schemas import schema_v30, schema_v31
+
+    return jsonschema_rs.validator_for(_plain(schema_v30 if openapi_30 else schema_v31))
 
 
 def _plain(value: Any) -> Any:
