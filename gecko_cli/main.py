@@ -4,6 +4,7 @@ and the benchmark toolkits.
 ```
 gecko serve …        the Gecko server (gecko.cli; same flags as run_gecko_server.py)
 gecko convert …      tool definitions → OpenAPI toolkits (gecko.convert.cli)
+gecko verify …       tool-call dataset verification (gecko.verify.cli)
 gecko <benchmark> …  run a registered benchmark (benchmarks.registry: bfcl, bfcl-multi, tau2) on the shared runner
 gecko score RUN_DIR  write a run's official files again from its checkpoint and score them
 gecko toolkits       build the benchmark toolkits (what `make toolkits` does)
@@ -35,6 +36,12 @@ def _convert(argv: list[str]) -> int:
     return main(argv)
 
 
+def _verify(argv: list[str]) -> int:
+    from gecko.verify.cli import main
+
+    return main(argv)
+
+
 def _score(argv: list[str]) -> int:
     from benchmarks.runner.command import score_command
 
@@ -57,7 +64,8 @@ def _benchmark(name: str) -> Command:
 
 COMMANDS: dict[str, tuple[str, Command]] = {
     "serve": ("run the Gecko server (same flags as run_gecko_server.py)", _serve),
-    "convert": ("convert OpenAI / BFCL / MCP / Python tool definitions into OpenAPI toolkits", _convert),
+    "convert": ("convert OpenAI / BFCL / MCP / xLAM / Python tool definitions into OpenAPI toolkits", _convert),
+    "verify": ("verify a tool-call dataset (OpenAI chat, xLAM, BFCL JSON Lines) by replaying it in Gecko", _verify),
     **{name: (registration.help, _benchmark(name)) for name, registration in BENCHMARKS.items()},
     "score": ("write a run directory's official files again from its checkpoint and score them", _score),
     "toolkits": ("build the benchmark toolkits (BFCL single- and multi-turn, tau2 mock)", _toolkits),

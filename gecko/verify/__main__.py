@@ -1,0 +1,7 @@
+"""`python -m gecko.verify`."""
+
+import sys
+
+from gecko.verify.cli import main
+
+sys.exit(main())
