@@ -37,7 +37,7 @@ $(NPM_STAMP):
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env]'
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS)
 	@touch $(STAMP)
 
