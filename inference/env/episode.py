@@ -4,13 +4,14 @@ Lifecycle: `reset(spec)` creates a session limited to the spec's toolkits with t
 the toolkits' default states), fixes the checklist, and returns the first observation. `step(action)` runs the
 action's tool calls in the session (in parallel when there are several) or takes the final answer; the episode
 ends when an answer is given (`terminated`) or after `max_steps` steps (`truncated`), and then the judge gives
-its per-item verdicts and the final reward. `fork()` branches a new episode from the current state (a copy of
+its per-item verdicts and the final reward. A spec with `follow_ups` is a multi-turn conversation: an answer
+sends the next user turn instead of ending the episode. `fork()` branches a new episode from the current state (a copy of
 the session, the messages and the step count). `close()` deletes the session; `reset` on a used episode closes
 the previous session first.
 
 Observation (a dict): `task`, `messages` (the OpenAI chat messages so far: system?, user, then assistant tool
 calls and tool results), `tools` (OpenAI function definitions), `step`. `info` of a step: `calls` (per call:
-name, status, ok, errors, semantic), `state_version`, and at the end `judge` (success, items, remaining) or
+name, status, ok, errors, semantic), `turn`, `state_version`, and at the end `judge` (success, items, remaining) or
 `judge_error`.
 """
 
@@ -47,6 +48,8 @@ class GeckoEpisode:
         self.checklist: list[dict[str, str]] | None = None
         self.messages: list[dict[str, Any]] = []
         self.steps = 0
+        self.turn = 0
+        """Follow-up user turns sent so far."""
         self.done = False
         self.state_version = 0
         self._call_ids = itertools.count(1)
@@ -60,7 +63,7 @@ class GeckoEpisode:
         """
         spec = spec if isinstance(spec, EpisodeSpec) else EpisodeSpec.model_validate(dict(spec))
         await self.close()
-        self.spec, self.steps, self.done, self.messages = spec, 0, False, []
+        self.spec, self.steps, self.turn, self.done, self.messages = spec, 0, 0, False, []
         catalog = ToolCatalog.from_toolkits([await self.client.toolkit(name) for name in spec.toolkits])
         session = await self.client.create_session(config={"toolkits": spec.toolkits})
         self.session_id, self.catalog = session.session_id, catalog
@@ -69,7 +72,7 @@ class GeckoEpisode:
         if spec.checklist is not None:
             self.checklist = [{"id": str(i + 1), "description": text} for i, text in enumerate(spec.checklist)]
         else:
-            reply = await self.client.checklist(session.session_id, spec.task)
+            reply = await self.client.checklist(session.session_id, spec.requests)
             self.checklist = [{"id": item.id, "description": item.description} for item in reply.items]
         if spec.system_prompt:
             self.messages.append({"role": "system", "content": spec.system_prompt})
@@ -97,6 +100,7 @@ class GeckoEpisode:
         info: dict[str, Any] = {"calls": [], "problems": parsed.problems}
         reward = 0.0
         terminated = parsed.answer is not None and not parsed.tool_calls
+        info["turn"] = self.turn
         if parsed.tool_calls:
             outcomes = await asyncio.gather(*(self._call(call) for call in parsed.tool_calls))
             self._append_calls(parsed, outcomes)
@@ -105,6 +109,10 @@ class GeckoEpisode:
             reward += valid * self.reward_config.valid_call + (len(outcomes) - valid) * self.reward_config.invalid_call
         elif terminated:
             self.messages.append({"role": "assistant", "content": parsed.answer})
+            if self.turn < len(self.spec.follow_ups):  # the user's next turn: the episode goes on
+                self.messages.append({"role": "user", "content": self.spec.follow_ups[self.turn]})
+                self.turn += 1
+                terminated = False
         else:
             self.messages.append({"role": "user", "content": "Invalid action: " + "; ".join(parsed.problems)})
             reward += self.reward_config.invalid_call
@@ -151,7 +159,7 @@ class GeckoEpisode:
     async def _final(self, answer: str | None, info: dict[str, Any]) -> float:
         assert self.spec is not None and self.session_id is not None
         try:
-            verdict = await self.client.judge(self.session_id, task=self.spec.task, agent_response=answer,
+            verdict = await self.client.judge(self.session_id, task=self.spec.requests, agent_response=answer,
                                               checklist=self.checklist)
         except GeckoError as exc:
             info["judge_error"] = str(exc)
@@ -171,7 +179,7 @@ class GeckoEpisode:
         twin = GeckoEpisode(self.client, self.reward_config)
         twin.spec, twin.session_id, twin.catalog, twin.checklist = self.spec, session.session_id, self.catalog, self.checklist
         twin.messages = [dict(m) for m in self.messages]
-        twin.steps, twin.done, twin.state_version = self.steps, self.done, self.state_version
+        twin.steps, twin.turn, twin.done, twin.state_version = self.steps, self.turn, self.done, self.state_version
         return twin
 
     async def close(self) -> None:

@@ -42,6 +42,14 @@ class EpisodeSpec(BaseModel):
     """The items the judge checks; None: Gecko writes the checklist from the task at reset."""
     max_steps: int = Field(default=16, ge=1)
     """Steps before the episode is truncated (each step is one action: a set of parallel calls or an answer)."""
+
+    @property
+    def requests(self) -> str:
+        """Every user request of the episode, one per line (what the judge checks)."""
+        return "\n".join([self.task, *self.follow_ups])
+    follow_ups: list[str] = Field(default_factory=list)
+    """Later user turns: each is sent when the agent answers the one before; the answer to the last ends the
+    episode, and the judge checks the whole conversation's requests."""
     system_prompt: str | None = None
     id: str | None = None
     """A name for the episode (suites set it to the task id)."""
