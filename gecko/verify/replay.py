@@ -12,7 +12,7 @@ Verdicts, worst first (a sample gets the first that applies):
 | verdict         | meaning                                                                             |
 |-----------------|-------------------------------------------------------------------------------------|
 | `malformed`     | the line is not a sample of its format, or its tools cannot be converted             |
-| `untested`      | an infrastructure failure (LLM timeout, provider error): nothing is claimed         |
+| `untested`      | an infrastructure failure (LLM timeout, provider error, a semantic check that did not answer): nothing is claimed |
 | `invalid_call`  | at least one call was rejected: unknown tool, arguments not JSON, schema or semantic |
 | `task_failed`   | every call is valid, but the judge says the calls do not accomplish the request     |
 | `valid`         | every call is valid and the judge says the request is accomplished                  |
@@ -100,7 +100,7 @@ class Verifier:
             return {**result, "verdict": "malformed", "reason": sample.problem, "calls": []}
         try:
             operations = self.operations(sample)
-        except ConversionError as exc:
+        except (ConversionError, TypeError, ValueError, AttributeError, KeyError) as exc:
             return {**result, "verdict": "malformed", "reason": f"tools: {exc}", "calls": []}
         session_id = new_session_id()
         await self.store.create(SessionRecord(id=session_id))
@@ -140,6 +140,9 @@ class Verifier:
             names = sorted({c["tool"] for c in rejected})
             return {"verdict": "invalid_call",
                     "reason": f"{len(rejected)} of {len(calls)} call(s) rejected ({', '.join(names)}): {', '.join(kinds)}"}
+        unchecked = sorted({c["tool"] for c in calls if c.get("semantic") == "unchecked"})
+        if unchecked:  # the semantic check failed (timeout, provider error): claim nothing
+            return {"verdict": "untested", "reason": f"the semantic check did not answer for {', '.join(unchecked)}"}
         judge = self.engines.judge
         usage: list[dict[str, Any]] = []
         record = await self.store.get(session_id)

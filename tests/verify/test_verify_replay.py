@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 
 from gecko.pipeline.engines import build_engines
+from gecko.pipeline.stages import SemanticVerdict
 from gecko.verify import PERTURBATIONS, Verifier, perturb_sample, read_sample
 from gecko.verify.perturb import EXPECTED_ERROR
 from tests.verify.verify_data import bfcl_row, openai_row, xlam_row
@@ -103,3 +105,16 @@ async def test_sessions_are_deleted_and_tools_cached(verifier: Verifier) -> None
         await verify(verifier, openai_row({"city": "Paris"}))
     assert await verifier.store.count() == 0
     assert len(verifier._tools) == 1
+
+
+async def test_a_semantic_check_that_did_not_answer_makes_the_sample_untested(tmp_path) -> None:
+    class Silent:
+        engine, needs_recent_calls = "silent", False
+
+        async def check(self, ctx: Any) -> SemanticVerdict:
+            return SemanticVerdict("unchecked", reason="timeout")
+
+    engines = dataclasses.replace(build_engines(Settings(state_dir=tmp_path)), validation=Silent())
+    result = await verify(Verifier(engines), openai_row({"city": "Paris"}))
+    assert result["verdict"] == "untested" and "get_weather" in result["reason"]
+    assert result["calls"][0]["semantic"] == "unchecked"
