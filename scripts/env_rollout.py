@@ -21,7 +21,8 @@ import json
 
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES
 from benchmarks.bfcl.env_suite import episode_spec, multi_turn_tasks, oracle_actions
-from inference.env import RewardConfig, dumps_result, openai_policy, run_episodes, scripted_policy, summarize
+from inference.env import RewardConfig, openai_policy, run_episodes, scripted_policy, summarize
+from inference.env.rollout import dumps_result
 from inference.gecko.client import GeckoClient
 
 

@@ -98,12 +98,14 @@ def openai_policy(model: str, *, base_url: str | None = None, api_key: str | Non
     llm = client or AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed")
 
     async def act(observation: dict[str, Any]) -> Any:
+        options: dict[str, Any] = {"tools": observation["tools"]} if observation["tools"] else {}
         reply = await llm.chat.completions.create(model=model, messages=observation["messages"],
-                                                  tools=observation["tools"] or None, temperature=temperature)
+                                                  temperature=temperature, **options)
         message = reply.choices[0].message
-        if message.tool_calls:
+        calls = [c for c in message.tool_calls or () if getattr(c, "function", None) is not None]
+        if calls:
             return {"tool_calls": [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-                                   for c in message.tool_calls]}
+                                   for c in calls]}
         return {"answer": message.content or ""}
 
     return act

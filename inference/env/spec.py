@@ -77,7 +77,8 @@ class Action:
 def _call(raw: Any, index: int) -> tuple[ToolCallAction | None, str]:
     if not isinstance(raw, Mapping):
         return None, f"tool call {index} is not an object"
-    function = raw.get("function") if isinstance(raw.get("function"), Mapping) else raw
+    nested = raw.get("function")
+    function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else raw
     name = function.get("name")
     if not isinstance(name, str) or not name:
         return None, f"tool call {index} has no name"

@@ -46,4 +46,4 @@ def test_spec_and_reward_validation() -> None:
     with pytest.raises(ValidationError):
         EpisodeSpec(task="t", toolkits=[])
     with pytest.raises(ValidationError):
-        RewardConfig(mode="bonus")  # type: ignore[arg-type]
+        RewardConfig(mode="bonus")

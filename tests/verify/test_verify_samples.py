@@ -63,4 +63,4 @@ def test_bfcl_ground_truth_inline_or_from_answers() -> None:
     (json.dumps(bfcl_row([{"math.hypot": {"x": 3}}])), None, "list of allowed values"),
 ])
 def test_malformed_lines_say_why(line: str, fmt: str | None, problem: str) -> None:
-    assert problem in read_sample(line, 7, fmt).problem  # type: ignore[arg-type]
+    assert problem in read_sample(line, 7, fmt).problem
