@@ -31,7 +31,8 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
 class NoDelayHttpProtocol(_Base):
     """uvicorn's HTTP protocol, with TCP_NODELAY set as each connection is made."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn's own
+    # uvicorn's own connection_made narrows BaseProtocol's BaseTransport to Transport the same way.
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
         super().connection_made(transport)
 

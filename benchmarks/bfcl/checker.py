@@ -66,6 +66,7 @@ class _StubModelConfigMapping(dict[str, _StubModelConfig]):
 
 def _stub_model_config() -> ModuleType:
     module = ModuleType(_MODEL_CONFIG, "Stub of bfcl_eval.constants.model_config for the AST checker.")
+    # A module built here: the checker cannot know its attributes.
     module.MODEL_CONFIG_MAPPING = _StubModelConfigMapping()  # type: ignore[attr-defined]
     return module
 

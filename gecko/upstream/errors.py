@@ -16,6 +16,6 @@ class NoUpstream(LookupError):
 
 def root_cause(exc: BaseException) -> BaseException:
     """The first leaf of an exception group (anyio task groups wrap a transport's failure), else `exc`."""
-    while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # type: ignore[attr-defined]
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
     return exc

@@ -38,7 +38,7 @@ class _Change:
         self.patch: Patch = []
         part = state.get(world.toolkit)
         self._missing = not isinstance(part, Mapping)
-        self.part: dict[str, Any] = {} if self._missing else dict(part)  # type: ignore[arg-type]
+        self.part: dict[str, Any] = dict(part) if isinstance(part, Mapping) else {}
         self.state[world.toolkit] = self.part
 
     def _ensure(self) -> None:
