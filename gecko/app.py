@@ -21,6 +21,7 @@ from gecko.api.routes import compat, health, sessions, toolkits, tools
 from gecko.api.security import ApiKeyMiddleware
 from gecko.mcp.http import McpHttpEndpoint, mcp_routes
 from gecko.pipeline.engines import build_engines, close_engines
+from gecko.pipeline.faults import FaultPolicies
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict, VersionGone
@@ -29,6 +30,7 @@ from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
 from gecko.upstream.errors import NoUpstream, UpstreamError
 from gecko.upstream.pool import UpstreamPool
+from utils.faults import load_policy
 from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
@@ -53,7 +55,8 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit, max_versions=settings.max_versions,
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
-    runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s))
+    faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
+    runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s), faults=faults)
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
 
 

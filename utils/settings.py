@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from utils.faults.policy import load_policy
 from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
 from utils.roles import (
     ENGINE_NONE,
@@ -134,6 +135,8 @@ class Settings(BaseSettings):
     """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
     upstream_timeout_s: Annotated[float, Flag("--upstream-timeout")] = Field(30.0, gt=0)
     """Seconds a real upstream (`x-gecko-upstream` of hybrid and passthrough sessions) may take to start or answer."""
+    faults: str | None = None
+    """Fault policy of every session that has none of its own: a YAML or JSON file, or a shipped profile (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
     gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""
     """Base URL the runners use to reach Gecko."""
 
@@ -143,6 +146,13 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("faults")
+    @classmethod
+    def _load_faults(cls, value: str | None) -> str | None:
+        if value:
+            load_policy(value)  # PolicyError (a ValueError) names every problem
+        return value or None
 
     @field_validator("log_level", mode="before")
     @classmethod

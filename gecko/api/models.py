@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from gecko.upstream.pool import SessionMode
+from utils.faults import FaultPolicy
 
 
 class SessionConfig(BaseModel):
@@ -23,6 +24,8 @@ class SessionConfig(BaseModel):
     upstream and is recorded (toolkits without one are refused)."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form labels (run id, task id…) shown in history and listings."""
+    faults: FaultPolicy | None = None
+    """The session's fault policy (state controller); forks inherit it. None: the server's `--faults`, if any."""
     forked_from: str | None = None
     """Set by the server on forks."""
 
@@ -31,6 +34,29 @@ class SessionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     config: SessionConfig = Field(default_factory=SessionConfig)
     state: dict[str, Any] = Field(default_factory=dict)
+
+
+class ForkRequest(BaseModel):
+    """Optional body of `POST /sessions/{id}/fork`."""
+
+    model_config = ConfigDict(extra="forbid")
+    faults: FaultPolicy | None = None
+    """Replaces the inherited fault policy (null: none of the session's own, so the server's applies)."""
+
+
+class FaultsPublic(BaseModel):
+    """`GET|PUT|DELETE /sessions/{id}/faults`: the policy in effect, its controller state, what it injected."""
+
+    session_id: str
+    source: str
+    """`session` (its own policy), `server` (`--faults`) or `none`."""
+    policy: dict[str, Any] | None
+    state: dict[str, Any]
+    """Calls counted, successful writes, injections per rule, an open session-expiry window."""
+    injected: dict[str, Any]
+    """Injections recorded in the kept history: total, by level, kind and rule."""
+    constraints: list[dict[str, Any]] = Field(default_factory=list)
+    """Checklist items added or changed by constraint interventions."""
 
 
 class SessionPublic(BaseModel):

@@ -25,6 +25,7 @@ from gecko.pipeline.runner import CallOutcome, CallRunner
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.errors import NoUpstream, UpstreamError
+from utils.faults import notice_text
 
 log = logging.getLogger(__name__)
 META_PREFIX = "gecko/"
@@ -52,9 +53,29 @@ def tool_error(message: str, **meta: Any) -> types.CallToolResult:
 
 
 def render_outcome(outcome: CallOutcome, tool_name: str) -> types.CallToolResult:
-    """A pipeline outcome as an MCP tool result."""
+    """A pipeline outcome as an MCP tool result.
+
+    An injected fault is recorded under `_meta["gecko/fault"]`; a blocking one is an error result with the
+    service's error text; a constraint notice is an extra text block (so `structuredContent` still fits the
+    tool's `outputSchema`).
+    """
     meta = {META_PREFIX + "state_version": outcome.state_version,
             META_PREFIX + "semantic": outcome.semantic_outcome}
+    if outcome.fault is not None:
+        meta[META_PREFIX + "fault"] = outcome.fault
+    if outcome.service_error is not None:
+        error = outcome.service_error
+        problem = {"type": f"urn:gecko:problem:{error.slug}", "title": error.title, "status": error.status,
+                   "detail": error.detail, "tool": tool_name}
+        return types.CallToolResult(content=[types.TextContent(type="text", text=f"{error.title}: {error.detail}")],
+                                    isError=True, _meta={**meta, META_PREFIX + "problem": problem})
+    result = _success(outcome, tool_name, meta)
+    if outcome.notice is not None and not result.isError:
+        result.content.append(types.TextContent(type="text", text=notice_text(outcome.notice).strip()))
+    return result
+
+
+def _success(outcome: CallOutcome, tool_name: str, meta: dict[str, Any]) -> types.CallToolResult:
     if outcome.upstream is not None:
         return outcome.upstream.mcp_result(meta)
     if outcome.tool_error:  # the simulated API's own error answer (its declared 404): the body, as an error result

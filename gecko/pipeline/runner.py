@@ -8,16 +8,22 @@ next call still sees the updated state.
 
 Calls to one session queue on the store's hold (`SessionStore.acquire`): in-process FIFO, then the
 cross-process lease. No call is ever run twice.
+
+A session with a fault policy (its own or the server's `--faults`) goes through the state controller
+(`gecko.pipeline.faults`) after the syntactic check: an injected fault may answer instead of the call, delay
+it, change the state first, or alter its answer; it is recorded as `fault` in the call's history entry.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from gecko.pipeline.faults import FaultPolicies, FaultStep
 from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
@@ -28,6 +34,7 @@ from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
+from utils.faults import ServiceError, with_notice
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
@@ -46,6 +53,17 @@ class CallOutcome:
     """True when the state update is still running (deferred); `state_version` is then the version it will have."""
     upstream: UpstreamResult | None = None
     """Set when a real upstream answered (hybrid or passthrough session); `body` is then its HTTP body."""
+    fault: dict[str, Any] | None = None
+    """The injected fault (the history entry's `fault` record), when the state controller intervened."""
+    service_error: ServiceError | None = None
+    """The error of a blocking fault (the call's answer instead of `body`)."""
+    notice: str | None = None
+    """A constraint notice delivered with this answer (HTTP: in the body; MCP: an extra text block)."""
+
+    def http_body(self) -> Any:
+        """The JSON body of a successful answer, with the notice attached when there is one."""
+        body = self.upstream.http_body() if self.upstream is not None else self.body
+        return body if self.notice is None else with_notice(body, self.notice)
 
     def errors(self) -> list[dict[str, str]]:
         """Every reason a rejected call was rejected: pointer, keyword, message and source."""
@@ -72,6 +90,8 @@ class _Pending:
 
     ctx: CallContext
     body: Any
+    whole_state: bool = False
+    """The state changed before the call too (an injected external change): store the new state whole."""
 
 
 def _ms(start: float) -> float:
@@ -79,25 +99,30 @@ def _ms(start: float) -> float:
 
 
 def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
-    """The part of a history entry that stages and judges need."""
-    return {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors", "tool_error")}
+    """The part of a history entry that stages and judges need (`fault` only when one was injected)."""
+    call = {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors", "tool_error")}
+    if entry.get("fault"):
+        call["fault"] = entry["fault"]
+    return call
 
 
 class CallRunner:
     """Orchestrator shared by all requests of a worker."""
 
     def __init__(self, store: SessionStore, engines: Engines, needs_recent_calls: bool | None = None,
-                 upstreams: UpstreamPool | None = None) -> None:
+                 upstreams: UpstreamPool | None = None, faults: FaultPolicies | None = None) -> None:
         """Args:
             store: the session store.
             engines: the stage engines.
             needs_recent_calls: load the last calls of the session for the stages; default: when one of
                 the call's stages asks for them (`needs_recent_calls`).
             upstreams: the real services behind toolkits, for hybrid and passthrough sessions (None: none).
+            faults: the worker's fault policies (None: no server-wide policy; sessions may still have their own).
         """
         stages = engines.call_stages()
         self.store = store
         self.upstreams = upstreams
+        self.faults = faults if faults is not None else FaultPolicies(None)
         self.engines = engines
         self.needs_recent_calls = (any(stage.needs_recent_calls for stage in stages)
                                    if needs_recent_calls is None else needs_recent_calls)
@@ -159,7 +184,7 @@ class CallRunner:
             commit.history["timings_ms"]["state"] = _ms(started)
             commit.history["usage"] = pending.ctx.usage
             if change is not None:
-                commit.state, commit.patch = change.state, change.patch
+                commit.state, commit.patch = change.state, None if pending.whole_state else change.patch
             commit.history["state_version"] = record.version + (commit.state is not None)
             await self.store.commit(hold, record, commit)
         except Exception:  # noqa: BLE001 - nobody awaits this task; make the failure visible in the log
@@ -188,8 +213,18 @@ class CallRunner:
             entry.update(status=422, errors=[v.public() for v in violations],
                          validation={"syntactic": "invalid", "semantic": "skipped"}, timings_ms=timings)
             return CallOutcome(422, None, violations=violations), Commit(history=entry), None
-        if self.upstreams is not None and self.upstreams.goes_upstream(operation, config.get("mode") or "simulate"):
-            return await self._run_upstream(record, operation, arguments, entry, timings)
+        upstream = self.upstreams is not None and self.upstreams.goes_upstream(operation, config.get("mode") or "simulate")
+        fault = await self.faults.step(self.store, record, operation, arguments, "real" if upstream else "simulated")
+        changed: dict[str, Any] | None = None
+        if fault is not None and fault.injection is not None:
+            entry["fault"] = fault.record
+            if fault.blocks():
+                return self._fault_answer(operation, entry, timings, fault)
+            await fault.wait()
+            changed = fault.changed_state(state)
+            state = changed if changed is not None else state
+        if upstream:
+            return await self._run_upstream(record, operation, arguments, entry, timings, fault, state, changed)
 
         recent: list[dict[str, Any]] = []
         if self.needs_recent_calls:
@@ -216,7 +251,9 @@ class CallRunner:
             synthesis_task.cancel()
             errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"} for m in verdict.errors]
             entry.update(status=422, errors=errors, validation=validation, timings_ms=timings, usage=usage)
-            return CallOutcome(422, None, semantic=verdict), Commit(history=entry), None
+            commit = Commit(history=entry, state=changed,
+                            config=fault.commit_config(operation.access, False) if fault is not None else None)
+            return CallOutcome(422, None, semantic=verdict), commit, None
 
         synthesis = await synthesis_task
         body, fallback = synthesis.body, synthesis.fallback
@@ -236,44 +273,92 @@ class CallRunner:
             engines={"responder": synthesis.engine, "fallback": fallback, "state": {"engine": None}},
             timings_ms=timings, usage=usage,
         )
+        outcome = CallOutcome(200, body, semantic=verdict)
+        commit = Commit(history=entry, state=changed)
+        if fault is not None:
+            self._fault_effects(record, operation, entry, outcome, commit, fault)
         updater = self.engines.state
         if updater is not None and updater.deferred and (
                 operation.access == "write" or config.get("record_reads")):
             timings["critical_path"] = _ms(started)
-            return CallOutcome(200, body, semantic=verdict), Commit(history=entry), _Pending(ctx, body)
+            return outcome, commit, _Pending(ctx, body, whole_state=changed is not None)
 
-        new_state = patch = None
         if updater is not None:
             t = time.perf_counter()
             change = await updater.update(ctx, body)
             timings["state"] = _ms(t)
             if change is not None:
-                new_state, patch = change.state, change.patch
+                commit.state, commit.patch = change.state, None if changed is not None else change.patch
                 entry["engines"]["state"] = {"engine": change.engine, "fallback": change.fallback,
                                              "patch_ops": len(change.patch)}
         timings["total"] = _ms(started)
-        return CallOutcome(200, body, semantic=verdict), Commit(history=entry, state=new_state, patch=patch), None
+        return outcome, commit, None
+
+    @staticmethod
+    def _fault_answer(operation: Operation, entry: dict[str, Any], timings: dict[str, float],
+                      fault: FaultStep) -> tuple[CallOutcome, Commit, None]:
+        """A call the controller answers itself: a blocking fault's error, or a stale read's earlier answer."""
+        entry.update(validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "injected fault"},
+                     timings_ms=timings)
+        config = fault.commit_config(operation.access, False)
+        error = fault.error()
+        if error is None:  # a stale read
+            assert fault.earlier is not None
+            entry.update(status=200, response=fault.earlier.value)
+            return CallOutcome(200, fault.earlier.value, fault=fault.record), Commit(history=entry, config=config), None
+        entry.update(status=error.status, errors=[{"pointer": "", "keyword": error.slug, "message": error.detail,
+                                                   "source": "fault"}])
+        outcome = CallOutcome(error.status, None, fault=fault.record, service_error=error)
+        return outcome, Commit(history=entry, config=config), None
+
+    @staticmethod
+    def _fault_effects(record: SessionRecord, operation: Operation, entry: dict[str, Any], outcome: CallOutcome,
+                       commit: Commit, fault: FaultStep) -> None:
+        """What a fault does to a call that ran: its answer, a notice and a checklist item, the controller state."""
+        outcome.fault = fault.record or None
+        error = fault.error()  # a timeout whose call ran: the effects stay, the answer is lost
+        if error is not None:
+            outcome.status, outcome.service_error = error.status, error
+            entry.update(status=error.status, errors=[{"pointer": "", "keyword": error.slug, "message": error.detail,
+                                                       "source": "fault"}])
+        elif outcome.upstream is not None:
+            body = outcome.upstream.http_body()
+            damaged = fault.answer(body)
+            if damaged is not body:
+                outcome.upstream = dataclasses.replace(outcome.upstream, body=damaged, content=None, structured=None)
+                outcome.body = entry["response"] = damaged
+        else:
+            outcome.body = entry["response"] = fault.answer(outcome.body)
+        notice = fault.notice(record.checklists)
+        if notice is not None:
+            outcome.notice, commit.checklists = notice
+        ran_ok = outcome.upstream is None or not outcome.upstream.is_error
+        commit.config = fault.commit_config(operation.access, ran_ok)
 
     async def _run_upstream(self, record: SessionRecord, operation: Operation, arguments: Any,
-                            entry: dict[str, Any], timings: dict[str, float]) -> tuple[CallOutcome, Commit, None]:
+                            entry: dict[str, Any], timings: dict[str, float], fault: FaultStep | None,
+                            state: dict[str, Any], changed: dict[str, Any] | None) -> tuple[CallOutcome, Commit, None]:
         """Run a validated call on the real upstream; record a successful result as a real call in the state."""
         assert self.upstreams is not None
         t = time.perf_counter()
         result = await self.upstreams.call(operation, arguments)
         timings["upstream"] = _ms(t)
         usage: list[dict[str, Any]] = []
-        new_state = patch = None
+        new_state, patch = changed, None
         state_info: dict[str, Any] = {"engine": None}
         if self.engines.state is not None and not result.is_error:
             t = time.perf_counter()
             real = RealCall(operation.original_name, arguments, result.recorded(), operation.toolkit, operation,
                             operation.access)
-            change = await self.engines.state.apply_real(record.state, [real], usage)
+            change = await self.engines.state.apply_real(state, [real], usage)
             timings["state"] = _ms(t)
-            new_state, patch = change.state, change.patch
+            new_state, patch = change.state, None if changed is not None else change.patch
             state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
         entry.update(status=result.status, source="upstream", upstream_error=result.is_error, response=result.body,
                      validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "real upstream"},
                      engines={"responder": "upstream", "state": state_info}, timings_ms=timings, usage=usage)
-        return (CallOutcome(200, result.http_body(), upstream=result),
-                Commit(history=entry, state=new_state, patch=patch), None)
+        outcome = CallOutcome(200, result.http_body(), upstream=result)
+        commit = Commit(history=entry, state=new_state, patch=patch)
+        if fault is not None:
+            self._fault_effects(record, operation, entry, outcome, commit, fault)
+        return outcome, commit, None

@@ -16,12 +16,19 @@ async def create_session(store: SessionStore, config: dict[str, Any], state: dic
     return record
 
 
-async def fork_session(store: SessionStore, session_id: str) -> SessionRecord:
-    """New session with a copy of the state, config and checklists (not the history)."""
+async def fork_session(store: SessionStore, session_id: str,
+                       config_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> SessionRecord:
+    """New session with a copy of the state, config and checklists (not the history).
+
+    Args:
+        store: the session store.
+        session_id: the session to copy.
+        config_of: turns the source's config into the fork's (default: a copy).
+    """
     source = await store.get(session_id)
     if source is None:
         raise SessionNotFound(session_id)
-    config = {**copy.deepcopy(source.config), "forked_from": source.id}
+    config = {**(config_of or copy.deepcopy)(source.config), "forked_from": source.id}
     record = SessionRecord(id=new_session_id(), config=config, state=copy.deepcopy(source.state),
                            checklists=copy.deepcopy(source.checklists))
     await store.create(record)

@@ -49,4 +49,4 @@ async def metrics(ctx: ContextDep) -> str:
         "# TYPE gecko_tools gauge",
         f"gecko_tools {ctx.registry.tool_count}",
     ]
-    return "\n".join(lines) + "\n" + llm_metrics_text(ctx.engines)
+    return "\n".join(lines) + "\n" + ctx.runner.faults.prometheus() + llm_metrics_text(ctx.engines)

@@ -10,6 +10,8 @@ from gecko.api.deps import ContextDep, parse_body
 from gecko.api.models import (
     ChecklistPublic,
     ChecklistRequest,
+    FaultsPublic,
+    ForkRequest,
     ItemVerdictPublic,
     JudgePublic,
     JudgeRequest,
@@ -18,10 +20,19 @@ from gecko.api.models import (
     SessionPublic,
 )
 from gecko.api.problems import ProblemError
+from gecko.pipeline.faults import (
+    CONSTRAINTS_KEY,
+    FAULT_STATE_KEY,
+    FAULTS_KEY,
+    fault_summary,
+    forked_config,
+    merge_constraints,
+)
 from gecko.pipeline.runner import compact_call
 from gecko.pipeline.stages import ChecklistItem, JudgeInput
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.service import create_session, fork_session, mutate_session
+from utils.faults import FaultPolicy
 from utils.jsonutil import content_hash
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
@@ -52,6 +63,8 @@ async def create(request: Request, ctx: ContextDep) -> SessionPublic:
     body = await parse_body(request, SessionCreate, optional=True)
     check_toolkits(ctx, body.config)
     config = body.config.model_dump(exclude_none=True, exclude_defaults=True)
+    if body.config.faults is not None:
+        config[FAULTS_KEY] = body.config.faults.public()
     return session_public(await create_session(ctx.store, config, body.state))
 
 
@@ -88,14 +101,62 @@ async def usage(session_id: str, ctx: ContextDep) -> dict[str, Any]:
     from utils.llm.usage import UsageAggregator
 
     await load(ctx, session_id)
-    records = [r for entry in await ctx.store.history(session_id, 100000, 0) for r in entry.get("usage") or []]
-    return {"session_id": session_id, **UsageAggregator(records).summary()}
+    entries = await ctx.store.history(session_id, 100000, 0)
+    records = [r for entry in entries for r in entry.get("usage") or []]
+    return {"session_id": session_id, **UsageAggregator(records).summary(), "faults": fault_summary(entries)}
 
 
 @router.post("/{session_id}/fork", status_code=201, response_model=SessionPublic)
-async def fork(session_id: str, ctx: ContextDep) -> SessionPublic:
-    """A new session with a copy of this one's state and config (GATS forks one per attempt)."""
-    return session_public(await fork_session(ctx.store, session_id))
+async def fork(session_id: str, request: Request, ctx: ContextDep) -> SessionPublic:
+    """A new session with a copy of this one's state and config (GATS forks one per attempt).
+
+    Optional body `{"faults": policy | null}`: replace the inherited fault policy (and start its count afresh).
+    """
+    body = await parse_body(request, ForkRequest, optional=True)
+    replace = "faults" in body.model_fields_set
+    return session_public(await fork_session(ctx.store, session_id,
+                                             lambda config: forked_config(config, replace, body.faults)))
+
+
+def faults_public(ctx: ContextDep, record: SessionRecord, entries: list[dict[str, Any]]) -> FaultsPublic:
+    policy = ctx.runner.faults.policy_for(record.config)
+    return FaultsPublic(session_id=record.id, source=ctx.runner.faults.source(record.config),
+                        policy=policy.public() if policy is not None else None,
+                        state=record.config.get(FAULT_STATE_KEY) or {}, injected=fault_summary(entries),
+                        constraints=list(record.checklists.get(CONSTRAINTS_KEY) or []))
+
+
+@router.get("/{session_id}/faults", response_model=FaultsPublic)
+async def get_faults(session_id: str, ctx: ContextDep) -> FaultsPublic:
+    """The fault policy in effect (the session's own, else the server's), its state and what it injected."""
+    record = await load(ctx, session_id)
+    return faults_public(ctx, record, await ctx.store.history(session_id, 100000, 0))
+
+
+async def _set_faults(ctx: ContextDep, session_id: str, policy: FaultPolicy | None) -> FaultsPublic:
+    async def change(record: SessionRecord) -> Commit:
+        config = {k: v for k, v in record.config.items() if k not in (FAULTS_KEY, FAULT_STATE_KEY)}
+        if policy is not None:
+            config[FAULTS_KEY] = policy.public()
+        return Commit(config=config)
+
+    await mutate_session(ctx.store, session_id, change)
+    record = await load(ctx, session_id)
+    return faults_public(ctx, record, await ctx.store.history(session_id, 100000, 0))
+
+
+@router.put("/{session_id}/faults", response_model=FaultsPublic)
+async def put_faults(session_id: str, request: Request, ctx: ContextDep) -> FaultsPublic:
+    """Attach a fault policy to the session (replacing its own; counts start afresh). `{"rules": []}` turns the
+    server-wide policy off for this session."""
+    policy = await parse_body(request, FaultPolicy)
+    return await _set_faults(ctx, session_id, policy)
+
+
+@router.delete("/{session_id}/faults", response_model=FaultsPublic)
+async def delete_faults(session_id: str, ctx: ContextDep) -> FaultsPublic:
+    """Remove the session's own policy (the server-wide one, if any, applies again)."""
+    return await _set_faults(ctx, session_id, None)
 
 
 @router.delete("/{session_id}", status_code=204)
@@ -135,7 +196,9 @@ async def checklist(session_id: str, request: Request, ctx: ContextDep) -> Check
                         engine=ctx.engines.judge.engine)
         return Commit(checklists={**record.checklists, key: dict(produced), "_last": key})
 
-    await mutate_session(ctx.store, session_id, change)
+    record, _ = await mutate_session(ctx.store, session_id, change)
+    items = merge_constraints([ChecklistItem(i["id"], i["description"]) for i in produced["items"]], record.checklists)
+    produced["items"] = [{"id": i.id, "description": i.description} for i in items]
     return ChecklistPublic(**produced, usage=usage)
 
 
@@ -157,6 +220,7 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
         items = [ChecklistItem(i["id"], i["description"]) for i in cached.get("items", [])]
         if not items:
             items = await ctx.engines.judge.checklist(task, [], [], usage)
+    items = merge_constraints(items, record.checklists)
     entries = await ctx.store.history(session_id, 100000, 0)
     if body.since_version is not None:
         entries = [e for e in entries if e.get("state_version", 0) > body.since_version]

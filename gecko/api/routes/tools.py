@@ -3,6 +3,7 @@ own `{method} [/{toolkit}]{path}`. Unknown tool → 404 with the nearest names; 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -25,6 +26,8 @@ ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
 """Set (`true`) on an error response of the simulated API itself (a declared 404 for a record the session's world
 does not have), as opposed to Gecko refusing the call (problem+json)."""
+FAULT_HEADER = "X-Gecko-Fault"
+"""On a call the state controller intervened in: the injection record as compact JSON (never in the body)."""
 
 
 def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Response:
@@ -32,11 +35,17 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
     if outcome.state_pending:
         headers["X-Gecko-State"] = "pending"
     headers["X-Gecko-Semantic"] = outcome.semantic_outcome
+    if outcome.fault is not None:
+        headers[FAULT_HEADER] = json.dumps(outcome.fault, separators=(",", ":"))  # ASCII: a header is latin-1
+    if outcome.service_error is not None:  # an injected fault answers like a failing service would
+        error = outcome.service_error
+        return problem_response(error.status, error.title, error.detail, error.slug,
+                                headers={**headers, **error.headers()}, tool=operation.tool_name)
     if outcome.upstream is not None:
         headers["X-Gecko-Source"] = "upstream"
-        return FastJSONResponse(outcome.body, status_code=outcome.upstream.status, headers=headers)
+        return FastJSONResponse(outcome.http_body(), status_code=outcome.upstream.status, headers=headers)
     if outcome.status == 200:
-        return FastJSONResponse(outcome.body, headers=headers)
+        return FastJSONResponse(outcome.http_body(), headers=headers)
     if outcome.tool_error:
         headers[TOOL_ERROR_HEADER] = "true"
         return FastJSONResponse(outcome.body, status_code=outcome.status, headers=headers)
