@@ -14,6 +14,8 @@ from inference.tools.execution import (
     ToolOutcome,
     error_content,
 )
+from inference.tools.faults import default_error_text
+from utils.faults import SERVICE_ERROR_STATUSES, Injection, service_error
 from utils.jsonutil import dumps_compact
 
 
@@ -45,16 +47,20 @@ class GeckoToolBackend:
         except GeckoError as exc:
             raise ToolInfrastructureError(str(exc)) from exc
         if response.ok:
-            return ToolOutcome(True, dumps_compact(response.body), body=response.body, status=200)
+            return ToolOutcome(True, dumps_compact(response.body), body=response.body, status=200, fault=response.fault)
         if response.tool_error:
             return ToolOutcome(False, dumps_compact(response.body), body=response.body, status=response.status,
-                               error_kind="tool_error")
+                               error_kind="tool_error", fault=response.fault)
         errors = _errors(response.errors)
         title = str(response.body.get("title", "Error")) if isinstance(response.body, dict) else "Error"
         kind: ErrorKind = "invalid_arguments" if response.status == 422 else (
             "unknown_tool" if response.status == 404 else "rejected")
-        return ToolOutcome(False, error_content(title, response.detail, errors), body=response.body,
-                           status=response.status, error_kind=kind, errors=errors)
+        content = error_content(title, response.detail, errors)
+        if response.fault is not None and response.status in SERVICE_ERROR_STATUSES:
+            # an injected fault: the same text a real-tool bridge shows for it (`inference.tools.faults`)
+            kind, content = "service_error", default_error_text(service_error(Injection.from_public(response.fault)))
+        return ToolOutcome(False, content, body=response.body, status=response.status, error_kind=kind,
+                           errors=errors, fault=response.fault)
 
 
 async def fetch_catalog(client: GeckoClient, toolkits: list[str]) -> ToolCatalog:

@@ -13,6 +13,7 @@ call itself (unknown tool, oversized body): the agent reads them as the tool's r
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,8 @@ from inference.gecko.models import (
 
 SESSION_HEADER = "X-Session-ID"
 TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
+FAULT_HEADER = "X-Gecko-Fault"
+"""Gecko's record of a fault its state controller injected into a call (compact JSON)."""
 HISTORY_PAGE = 1000
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 Sleep = Callable[[float], Awaitable[None]]
@@ -58,6 +61,8 @@ class ToolResponse:
     tool_error: bool = False
     """The simulated API answered with an error of its own (e.g. its declared 404 for a record that does not
     exist; header `X-Gecko-Tool-Error`): a tool result, not Gecko refusing the call."""
+    fault: dict[str, Any] | None = None
+    """The state controller's injection record (`X-Gecko-Fault`), when it intervened in the call."""
 
     @property
     def ok(self) -> bool:
@@ -85,6 +90,16 @@ def _problem(response: httpx.Response) -> dict[str, Any]:
     except ValueError:
         return {"detail": response.text[:500]}
     return body if isinstance(body, dict) else {"detail": str(body)[:500]}
+
+
+def _fault_record(header: str | None) -> dict[str, Any] | None:
+    if not header:
+        return None
+    try:
+        record = json.loads(header)
+    except ValueError:
+        return {"kind": "unknown", "raw": header[:200]}
+    return record if isinstance(record, dict) else {"kind": "unknown", "raw": header[:200]}
 
 
 def _raise_for(response: httpx.Response, what: str) -> None:
@@ -342,20 +357,22 @@ class GeckoClient:
                                     headers={SESSION_HEADER: session_id})
         status = response.status_code
         tool_error = response.headers.get(TOOL_ERROR_HEADER) == "true"
-        if status >= 500 and not tool_error:
+        fault = _fault_record(response.headers.get(FAULT_HEADER))
+        if status >= 500 and not tool_error and fault is None:  # an injected 5xx is the tool's answer, not Gecko failing
             _raise_for(response, f"call {toolkit}/{operation_id}")
         body = response.json() if status == 200 or tool_error else _problem(response)
         if tool_error:
             version = response.headers.get("X-Gecko-State-Version")
             return ToolResponse(status, body, int(version) if version and version.isdigit() else None,
-                                response.headers.get("X-Gecko-Semantic"), tool_error=True)
+                                response.headers.get("X-Gecko-Semantic"), tool_error=True, fault=fault)
         if status == 404 and str(body.get("type", "")).endswith("unknown-session"):
             raise GeckoNotFoundError(f"call {toolkit}/{operation_id}: {body.get('detail')}", status, body)
-        if status in (400, 401, 403) and not str(body.get("type", "")).endswith("invalid-arguments"):
+        if (status in (400, 401, 403) and fault is None
+                and not str(body.get("type", "")).endswith("invalid-arguments")):
             _raise_for(response, f"call {toolkit}/{operation_id}")
         version = response.headers.get("X-Gecko-State-Version")
         return ToolResponse(status, body, int(version) if version and version.isdigit() else None,
-                            response.headers.get("X-Gecko-Semantic"))
+                            response.headers.get("X-Gecko-Semantic"), fault=fault)
 
 
 __all__ = ["GeckoClient", "GeckoError", "ToolResponse"]

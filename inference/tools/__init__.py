@@ -13,11 +13,12 @@ from inference.tools.execution import (
     ToolOutcome,
     error_content,
 )
+from inference.tools.faults import FaultyBackend
 from inference.tools.names import assign_agent_names, is_provider_safe, sanitise
 from inference.tools.real import RealCall, RealResult, RealTools, RealToolsBackend
 
 __all__ = [
-    "Access", "CallRecord", "CatalogTool", "ErrorKind", "RealCall", "RealResult", "RealTools", "RealToolsBackend",
+    "Access", "CallRecord", "CatalogTool", "ErrorKind", "FaultyBackend", "RealCall", "RealResult", "RealTools", "RealToolsBackend",
     "ToolBackend", "ToolCallRequest", "ToolCatalog", "ToolError", "ToolExecutor", "ToolInfrastructureError",
     "ToolOutcome", "assign_agent_names", "error_content", "is_provider_safe", "sanitise",
 ]

@@ -23,9 +23,11 @@ from typing import Any, Literal, Protocol
 from inference.tools.catalog import CatalogTool, ToolCatalog
 from utils.jsonutil import dumps_compact
 
-ErrorKind = Literal["invalid_arguments", "unknown_tool", "malformed_arguments", "tool_error", "rejected"]
+ErrorKind = Literal["invalid_arguments", "unknown_tool", "malformed_arguments", "tool_error", "rejected",
+                    "service_error"]
 """Why a call failed: schema/semantic validation (422), a name not in the catalog, arguments that are not a
-JSON object, an error reported by a real tool, or another refusal of the request (4xx)."""
+JSON object, an error reported by a real tool, another refusal of the request (4xx), or the service failing
+the call (a time-out, 429, 503, 5xx, an expired session: retrying may succeed)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,14 @@ class ToolOutcome:
     reached_backend: bool = True
     """False when the executor refused the call itself (unknown tool, malformed arguments): no backend,
     and so no Gecko judge, ever saw it."""
+    fault: Mapping[str, Any] | None = None
+    """The state controller's record when it intervened (`utils.faults.Injection.public()`); never shown to
+    the agent, but kept in traces so reports and GATS can tell an injected failure from a real one."""
+
+    @property
+    def blocked_by_fault(self) -> bool:
+        """An injected fault answered instead of the tool: the call did not run (a stale read included)."""
+        return self.fault is not None and not self.fault.get("executed", True)
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ class CallRecord:
             "ok": self.outcome.ok, "status": self.outcome.status, "error_kind": self.outcome.error_kind,
             "errors": [e.public() for e in self.outcome.errors], "result": self.outcome.content,
             "latency_s": round(self.latency_s, 6),
+            **({"fault": dict(self.outcome.fault)} if self.outcome.fault is not None else {}),
         }
 
 
