@@ -258,10 +258,39 @@ class GeckoClient:
         return StateReply.model_validate(await self._json(
             "GET", f"/sessions/{session_id}/state", idempotent=True, what=f"state of {session_id}", params=params))
 
-    async def fork(self, session_id: str) -> SessionInfo:
-        """`POST /sessions/{id}/fork`: a new session with a copy of this one's state and config."""
+    async def fork(self, session_id: str, **replace: Mapping[str, Any] | None) -> SessionInfo:
+        """`POST /sessions/{id}/fork`: a new session with a copy of this one's state and config.
+
+        Args:
+            session_id: the session to copy.
+            **replace: `faults=policy` gives the fork this fault policy instead of the inherited one (its count
+                starts afresh); `faults=None` gives it none of its own (the server's `--faults`, if any, applies).
+        """
+        unknown = set(replace) - {"faults"}
+        if unknown:
+            raise TypeError(f"fork() takes only faults=..., not {', '.join(sorted(unknown))}")
+        body = {"faults": dict(replace["faults"]) if replace["faults"] is not None else None} if replace else None
         return SessionInfo.model_validate(await self._json(
-            "POST", f"/sessions/{session_id}/fork", idempotent=False, what=f"fork {session_id}"))
+            "POST", f"/sessions/{session_id}/fork", idempotent=False, what=f"fork {session_id}", json=body))
+
+    async def faults(self, session_id: str) -> dict[str, Any]:
+        """`GET /sessions/{id}/faults`: the policy in effect (`source`: session, server, none), the controller's
+        state, the injections recorded in the history, and the checklist items constraints added."""
+        return await self._json("GET", f"/sessions/{session_id}/faults", idempotent=True,
+                                what=f"faults of {session_id}")
+
+    async def set_faults(self, session_id: str, policy: Mapping[str, Any] | None) -> dict[str, Any]:
+        """`PUT /sessions/{id}/faults` (a policy document, as `utils.faults.FaultPolicy.public()` gives it), or
+        `DELETE` for None (the server's `--faults`, if any, applies again). Returns what `faults` returns.
+
+        Raises:
+            GeckoRequestError: the policy is invalid (the message lists every problem).
+        """
+        if policy is None:
+            return await self._json("DELETE", f"/sessions/{session_id}/faults", idempotent=True,
+                                    what=f"clear faults of {session_id}")
+        return await self._json("PUT", f"/sessions/{session_id}/faults", idempotent=True,
+                                what=f"set faults of {session_id}", json=dict(policy))
 
     async def delete_session(self, session_id: str, *, missing_ok: bool = True) -> bool:
         """`DELETE /sessions/{id}`; returns False when it did not exist (and `missing_ok`)."""
