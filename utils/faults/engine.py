@@ -208,7 +208,7 @@ def decide(policy: FaultPolicy, state: FaultState, facts: CallFacts) -> Injectio
         state.expired_left -= 1
         return Injection(state.expired_rule, "expire_session", "state", n, {"window": True})
     for rule in policy.rules:
-        if not _selects(rule, state, facts, n):
+        if rule.when.probability <= 0.0 or not _selects(rule, state, facts, n):
             continue
         value = draw(policy.seed, policy.stream, rule.name, n)
         if value >= rule.when.probability:
@@ -229,9 +229,9 @@ def observe(state: FaultState, access: str, ok: bool) -> None:
 
 def needs_earlier(policy: FaultPolicy) -> bool:
     """Whether a rule may answer a read with an earlier answer (callers then look one up)."""
-    return any(rule.do.kind == "stale_read" for rule in policy.rules)
+    return policy.reads_earlier
 
 
 def needs_state(policy: FaultPolicy) -> bool:
     """Whether a rule looks at the task state (callers then offer `CallFacts.state`)."""
-    return any(rule.when.state is not None for rule in policy.rules)
+    return policy.reads_state

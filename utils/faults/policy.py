@@ -45,7 +45,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 """The shipped profiles (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
@@ -255,6 +263,23 @@ class FaultPolicy(_Strict):
     stream: str = Field("", max_length=200)
     """Separates independent sequences of draws under one seed (runners set it per task and side)."""
     rules: tuple[FaultRule, ...] = Field(default=(), max_length=MAX_RULES)
+    _reads_earlier: bool = PrivateAttr(False)
+    _reads_state: bool = PrivateAttr(False)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Precompute what callers must look up per call (the decision runs on every call of a session)."""
+        self._reads_earlier = any(rule.do.kind == "stale_read" for rule in self.rules)
+        self._reads_state = any(rule.when.state is not None for rule in self.rules)
+
+    @property
+    def reads_earlier(self) -> bool:
+        """A rule may answer a read with an earlier answer (callers then look one up)."""
+        return self._reads_earlier
+
+    @property
+    def reads_state(self) -> bool:
+        """A rule looks at the task state (callers then offer `CallFacts.state`)."""
+        return self._reads_state
 
     @model_validator(mode="after")
     def _unique_names(self) -> FaultPolicy:

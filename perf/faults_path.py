@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Overhead of the state controller per call, and an exact replay (rules engines, in-process pipeline).
+
+One worker's pipeline (`CallRunner.run`, the same code a request runs after routing) on the SQLite store, the
+test toolkit, sequential calls alternating a valid write and a read. Three arms, interleaved in rounds so load
+drifts hit them alike: `none` (no policy), `armed` (a 4-rule policy whose rules select calls but never fire:
+the decision and the controller state written with every call), `firing` (flaky-network without its delay
+rule: 20 % of calls answered by an injected error, which skips the rest of the call). Reports the median
+per-call wall and CPU time of each arm and the overhead of `armed` over `none` (target < 5 %). Then runs the stale-reads
+and rate-limited profiles twice over the same calls on fresh sessions and checks that the injected faults
+are identical. The three arms run once more over HTTP on a real 1-worker Gecko (SQLite), where the figure is the
+server worker's CPU per call (user + system, from /proc): the rules-path call time the target refers to.
+Prints one JSON object.
+
+Run: `python perf/faults_path.py [--calls 600] [--rounds 5]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from gecko.app import build_context, serving
+from gecko.sessions.service import create_session
+from utils.faults import load_policy
+from utils.procs import gecko_server
+from utils.settings import Settings
+
+TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
+ARMED = {"name": "armed", "seed": 1, "rules": [
+    {"name": "rare-1", "when": {"probability": 0.0001}, "do": {"kind": "unavailable"}},
+    {"name": "rare-2", "when": {"access": "write", "probability": 0.0001}, "do": {"kind": "rate_limit"}},
+    {"name": "rare-3", "when": {"tools": ["notes/*"], "probability": 0.0001}, "do": {"kind": "corrupt"}},
+    {"name": "late", "when": {"from": 1000000}, "do": {"kind": "timeout"}},
+]}
+"""Four rules that select calls and draw for them (the full decision cost) but never win at these call counts
+(the benchmark reports how many fired: 0 expected)."""
+
+
+def _firing() -> dict:
+    policy = load_policy("flaky-network").public()
+    policy["rules"] = [rule for rule in policy["rules"] if rule["do"]["kind"] != "delay"]
+    return policy
+
+
+async def _session_time(ctx, policy: dict | None, calls: int) -> tuple[float, float, list]:
+    """(wall seconds per call, CPU seconds per call of this process, the fault record of every call)."""
+    config = {"faults": policy} if policy else {}
+    record = await create_session(ctx.store, config, {})
+    write = ctx.registry.get("notes", "create_note")
+    read = ctx.registry.get("notes", "list_notes")
+    started, cpu = time.perf_counter(), time.process_time()
+    faults = []
+    for i in range(calls):
+        if i % 2:
+            outcome = await ctx.runner.run(record.id, read, {})
+        else:
+            outcome = await ctx.runner.run(record.id, write, {"title": f"n{i % 7}", "body": "b"})
+        faults.append(outcome.fault)
+    await ctx.runner.drain()
+    return (time.perf_counter() - started) / calls, (time.process_time() - cpu) / calls, faults
+
+
+def _worker_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _http_arms(calls: int, rounds: int, arms: dict[str, dict | None]) -> dict[str, Any]:
+    """The same arms over HTTP on a real 1-worker Gecko: the server worker's CPU per call (from /proc)."""
+    cpu: dict[str, list[float]] = {name: [] for name in arms}
+    wall: dict[str, list[float]] = {name: [] for name in arms}
+    with tempfile.TemporaryDirectory() as state_dir, gecko_server([TOOLKITS], workers=1,
+                                                                  state_dir=Path(state_dir)) as url:
+        with httpx.Client(base_url=url, timeout=30) as http:
+            pid = http.get("/health").json()["pid"]
+            for _ in range(rounds):
+                for name, policy in arms.items():
+                    sid = http.post("/sessions", json={"config": {"faults": policy} if policy else {}}).json()["session_id"]
+                    headers = {"X-Session-ID": sid}
+                    started, used = time.perf_counter(), _worker_cpu(pid)
+                    for i in range(calls):
+                        if i % 2:
+                            http.post("/notes/list_notes", headers=headers)
+                        else:
+                            http.post("/notes/create_note", json={"title": f"n{i % 7}", "body": "b"}, headers=headers)
+                    cpu[name].append((_worker_cpu(pid) - used) / calls)
+                    wall[name].append((time.perf_counter() - started) / calls)
+    cpu_median = {name: statistics.median(values) for name, values in cpu.items()}
+    return {"server_cpu_per_call_us": {name: round(v * 1e6, 1) for name, v in cpu_median.items()},
+            "wall_per_call_us": {name: round(statistics.median(v) * 1e6, 1) for name, v in wall.items()},
+            "armed_cpu_overhead_pct": round(100 * (cpu_median["armed"] / cpu_median["none"] - 1), 2)}
+
+
+async def main(calls: int, rounds: int) -> dict:
+    with tempfile.TemporaryDirectory() as state_dir:
+        settings = Settings(schemas_dirs=[TOOLKITS], store="sqlite", state_dir=Path(state_dir), workers=1)
+        ctx = build_context(settings)
+        async with serving(ctx):
+            arms = {"none": None, "armed": ARMED, "firing": _firing()}
+            await _session_time(ctx, None, 50)  # warm-up
+            times: dict[str, list[float]] = {name: [] for name in arms}
+            cpus: dict[str, list[float]] = {name: [] for name in arms}
+            armed_fired = 0
+            for _ in range(rounds):
+                for name, policy in arms.items():
+                    wall, cpu, faults = await _session_time(ctx, policy, calls)
+                    if name == "armed":
+                        armed_fired += sum(f is not None for f in faults)
+                    times[name].append(wall)
+                    cpus[name].append(cpu)
+            replays = {}
+            for profile in ("stale-reads", "rate-limited"):
+                policy = load_policy(profile).public()
+                first = (await _session_time(ctx, policy, calls))[2]
+                second = (await _session_time(ctx, policy, calls))[2]
+                replays[profile] = {"injected": sum(f is not None for f in first), "identical": first == second}
+    http = _http_arms(calls, rounds, arms)
+    median = {name: statistics.median(values) for name, values in times.items()}
+    cpu = {name: statistics.median(values) for name, values in cpus.items()}
+    return {
+        "benchmark": "faults_path", "store": "sqlite", "in_process": "CallRunner.run, no HTTP", "calls_per_session": calls, "rounds": rounds,
+        "per_call_us": {name: round(value * 1e6, 1) for name, value in median.items()},
+        "cpu_per_call_us": {name: round(value * 1e6, 1) for name, value in cpu.items()},
+        "armed_fired": armed_fired,
+        "armed_overhead_pct": round(100 * (median["armed"] / median["none"] - 1), 2),
+        "armed_cpu_overhead_pct": round(100 * (cpu["armed"] / cpu["none"] - 1), 2),
+        "firing_vs_none_pct": round(100 * (median["firing"] / median["none"] - 1), 2),
+        "http": http,
+        "replay": replays,
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=600)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    json.dump(asyncio.run(main(args.calls, args.rounds)), sys.stdout)
+    print()
