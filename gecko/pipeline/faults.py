@@ -41,6 +41,7 @@ from utils.faults import (
     Injection,
     ServiceError,
     Side,
+    constraint_item,
     corrupt,
     decide,
     needs_earlier,
@@ -48,8 +49,8 @@ from utils.faults import (
     observe,
     parse_policy,
     service_error,
+    wait_seconds,
 )
-from utils.faults.policy import MAX_DELAY_SECONDS
 from utils.jsonutil import canonical_json, dumps_compact
 
 FAULTS_KEY = "faults"
@@ -167,11 +168,9 @@ class FaultStep:
 
     async def wait(self) -> None:
         """A `delay`, or a `timeout` that really waits."""
-        inj = self.injection
-        if inj is None:
-            return
-        if inj.kind == "delay" or (inj.kind == "timeout" and inj.params.get("wait")):
-            await asyncio.sleep(min(float(inj.params.get("seconds", 0)), MAX_DELAY_SECONDS))
+        seconds = wait_seconds(self.injection) if self.injection is not None else 0.0
+        if seconds:
+            await asyncio.sleep(seconds)
 
     def changed_state(self, state: dict[str, Any]) -> dict[str, Any] | None:
         """The state after an `external_change` (None when there is none, or its patch does not apply)."""
@@ -200,14 +199,12 @@ class FaultStep:
         inj = self.injection
         if inj is None or inj.kind != "constraint":
             return None
-        text = str(inj.params["text"])
         items = list(checklists.get(CONSTRAINTS_KEY) or [])
-        item_id = str(inj.params.get("replaces") or f"constraint-{len(items) + 1}")
-        items.append({"id": item_id, "description": text, "rule": inj.rule, "call": inj.call,
-                      "replaces": inj.params.get("replaces")})
+        item = constraint_item(inj, len(items))
+        items.append(item)
         delivered = "notice" if inj.params.get("deliver") == "notice" else "notice (a simulation has no user)"
-        self.record.update(checklist_item=item_id, delivered=delivered)
-        return text, {**checklists, CONSTRAINTS_KEY: items}
+        self.record.update(checklist_item=item["id"], delivered=delivered)
+        return item["description"], {**checklists, CONSTRAINTS_KEY: items}
 
     def commit_config(self, access: str, ok: bool) -> dict[str, Any]:
         """The session config to commit: the controller state after this call."""

@@ -34,6 +34,7 @@ from utils.faults import (
     Injection,
     ServiceError,
     Side,
+    constraint_item,
     corrupt_text,
     decide,
     needs_earlier,
@@ -41,9 +42,9 @@ from utils.faults import (
     notice_text,
     observe,
     service_error,
+    wait_seconds,
     with_notice,
 )
-from utils.faults.policy import MAX_DELAY_SECONDS
 from utils.jsonutil import canonical_json, dumps_compact
 
 EARLIER_ANSWERS = 256
@@ -145,8 +146,9 @@ class FaultyBackend:
         return _with_fault(outcome, record)
 
     async def _wait(self, injection: Injection) -> None:
-        if injection.kind == "delay" or (injection.kind == "timeout" and injection.params.get("wait")):
-            await self._sleep(min(float(injection.params.get("seconds", 0)), MAX_DELAY_SECONDS))
+        seconds = wait_seconds(injection)
+        if seconds:
+            await self._sleep(seconds)
 
     def _after(self, tool: CatalogTool, key: str, outcome: ToolOutcome) -> None:
         observe(self.state, tool.access, outcome.ok)
@@ -180,11 +182,10 @@ class FaultyBackend:
         return dataclasses.replace(outcome, content=content, body=body, fault=record)
 
     def _constraint(self, outcome: ToolOutcome, injection: Injection, record: dict[str, Any]) -> ToolOutcome:
-        text = str(injection.params["text"])
-        item_id = str(injection.params.get("replaces") or f"constraint-{len(self.constraints) + 1}")
-        self.constraints.append({"id": item_id, "description": text, "rule": injection.rule, "call": injection.call,
-                                 "replaces": injection.params.get("replaces")})
-        record["checklist_item"] = item_id
+        item = constraint_item(injection, len(self.constraints))
+        self.constraints.append(item)
+        text = item["description"]
+        record["checklist_item"] = item["id"]
         if injection.params.get("deliver") == "user" and self._user_channel:
             self.pending_user.append(text)
             record["delivered"] = "user"

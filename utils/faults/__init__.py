@@ -14,10 +14,12 @@ from utils.faults.effects import (
     NOTICE_KEY,
     SERVICE_ERROR_STATUSES,
     ServiceError,
+    constraint_item,
     corrupt,
     corrupt_text,
     notice_text,
     service_error,
+    wait_seconds,
     with_notice,
 )
 from utils.faults.engine import (
@@ -47,7 +49,7 @@ from utils.faults.policy import (
 
 __all__ = [
     "BLOCKING_KINDS", "LEVELS", "NOTICE_KEY", "SERVICE_ERROR_STATUSES", "CallFacts", "Earlier", "FaultPolicy",
-    "FaultRule", "FaultState", "Injection", "Level", "PolicyError", "ServiceError", "Side", "corrupt", "corrupt_text",
+    "FaultRule", "FaultState", "Injection", "Level", "PolicyError", "ServiceError", "Side", "constraint_item", "corrupt", "corrupt_text",
     "decide", "draw", "load_policy", "needs_earlier", "needs_state", "notice_text", "observe", "parse_policy",
-    "profile_names", "service_error", "state_holds", "with_notice",
+    "profile_names", "service_error", "state_holds", "wait_seconds", "with_notice",
 ]

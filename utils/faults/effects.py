@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from utils.faults.engine import Injection
+from utils.faults.policy import MAX_DELAY_SECONDS
 
 NOTICE_KEY = "_notice"
 """The member a constraint notice is attached under (an object result keeps its fields; others are wrapped)."""
@@ -167,3 +168,22 @@ def with_notice(value: Any, text: str) -> Any:
 def notice_text(text: str) -> str:
     """How a notice reads when it is attached to a text result."""
     return f"\n\nNotice from the user: {text}"
+
+
+def wait_seconds(injection: Injection) -> float:
+    """How long the caller waits before the call goes on: a `delay`, or a `timeout` that really waits (else 0)."""
+    if injection.kind == "delay" or (injection.kind == "timeout" and injection.params.get("wait")):
+        return min(float(injection.params.get("seconds", 0)), MAX_DELAY_SECONDS)
+    return 0.0
+
+
+def constraint_item(injection: Injection, existing: int) -> dict[str, Any]:
+    """The checklist item a `constraint` adds (`constraint-<n>`) or replaces (`replaces`), as it is recorded.
+
+    Args:
+        injection: the constraint injection.
+        existing: how many constraint items the task already has.
+    """
+    replaces = injection.params.get("replaces")
+    return {"id": str(replaces or f"constraint-{existing + 1}"), "description": str(injection.params["text"]),
+            "rule": injection.rule, "call": injection.call, "replaces": replaces}
