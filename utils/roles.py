@@ -72,6 +72,8 @@ class ServerRole:
     none_means: str | None = None
     """What `none` does; None: the role cannot be skipped."""
     default: str = ENGINE_RULES
+    panel: bool = False
+    """The role may name several models, comma-separated (a panel whose verdicts are combined)."""
 
     @property
     def public(self) -> str:
@@ -86,7 +88,8 @@ class ServerRole:
     def help(self) -> str:
         """One-sentence description of the `<name>_model` setting."""
         none = f", `none` ({self.none_means})" if self.none_means else ""
-        return f"Engine of {self.summary}: `rules` ({self.rules_means}){none} or a model alias."
+        panel = "; several comma-separated aliases make a panel (see `--judge-vote`)" if self.panel else ""
+        return f"Engine of {self.summary}: `rules` ({self.rules_means}){none} or a model alias{panel}."
 
 
 SERVER_ROLES: tuple[ServerRole, ...] = (
@@ -97,7 +100,7 @@ SERVER_ROLES: tuple[ServerRole, ...] = (
     ServerRole("state", "state", (STATE, BOOTSTRAP), "task-state updates",
                rules_means="deterministic reducer", none_means="no state updates, e.g. BFCL single-turn"),
     ServerRole("judge", "judge", (JUDGE, CHECKLIST), "checklist generation and judging",
-               rules_means="gating judge"),
+               rules_means="gating judge", panel=True),
 )
 """The pipeline roles, in pipeline order."""
 
@@ -123,6 +126,11 @@ ROLE_SETTINGS: tuple[RoleSetting, ...] = (
 """Per-role settings; a new per-role knob (an output cap, a deadline) is one row here plus, where its
 default differs by role, a `ServerRole` column."""
 MODEL_SETTING = ROLE_SETTINGS[0]
+
+
+def panel_models(name: str) -> list[str]:
+    """The model aliases a role's setting names: one, or a panel's (`a,b,c`; blanks around commas ignored)."""
+    return [part.strip() for part in name.split(",")] if "," in name else [name]
 
 
 def server_role(name: str) -> ServerRole:

@@ -28,6 +28,7 @@ from utils.roles import (
     SERVER_ROLES,
     RoleSetting,
     ServerRole,
+    panel_models,
     server_role,
 )
 
@@ -63,6 +64,27 @@ def default_flag(field: str) -> str:
     """The flag of a field that declares none: `--field-name`."""
     return "--" + field.replace("_", "-")
 
+
+def _check_panel(role: ServerRole, name: str) -> None:
+    """Refuse a panel where the role has none, and a panel with blanks, repeats or engine names in it."""
+    models = panel_models(name)
+    if len(models) == 1:
+        return
+    flag = default_flag(MODEL_SETTING.field(role))
+    if not role.panel:
+        raise ValueError(f"{flag} names one engine or model ({name!r} has commas): only "
+                         f"{', '.join(default_flag(MODEL_SETTING.field(r)) for r in SERVER_ROLES if r.panel)} "
+                         "may name a panel")
+    if any(not model for model in models) or len(set(models)) != len(models):
+        raise ValueError(f"{flag} {name!r}: a panel names each model once, with no empty names")
+    if any(model in (ENGINE_RULES, ENGINE_NONE) for model in models):
+        raise ValueError(f"{flag} {name!r}: a panel is made of model aliases ({ENGINE_RULES!r} and "
+                         f"{ENGINE_NONE!r} are engines, not judges to vote)")
+
+
+def _role_fields() -> dict[str, Any]:
+    return {setting.field(role): (setting.annotation, Field(setting.default(role), description=setting.help(role)))
+            for role in SERVER_ROLES for setting in ROLE_SETTINGS}
 
 def _role_field(role: str, setting: RoleSetting = MODEL_SETTING) -> Any:
     """A per-role field's default and help, from the role table (`Field(...)`, typed Any as pydantic's is)."""
@@ -135,6 +157,8 @@ class Settings(BaseSettings):
     """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
     upstream_timeout_s: Annotated[float, Flag("--upstream-timeout")] = Field(30.0, gt=0)
     """Seconds a real upstream (`x-gecko-upstream` of hybrid and passthrough sessions) may take to start or answer."""
+    judge_vote: Annotated[Literal["majority", "unanimous", "any"], Flag("--judge-vote")] = "majority"
+    """How a judge panel (several `--judge-model` aliases) decides an item: `majority` (more than half of the judges that answered; else unknown), `unanimous` (all of them) or `any` (one success is enough)."""
     faults: str | None = None
     """Fault policy of every session that has none of its own: a YAML or JSON file, or a shipped profile (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
     gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""
@@ -167,6 +191,7 @@ class Settings(BaseSettings):
                 "or --store sqlite (default) / redis:// for several workers"
             )
         for role in SERVER_ROLES:
+            _check_panel(role, self.role_model(role))
             if not role.none_allowed and self.role_model(role) == ENGINE_NONE:
                 raise ValueError(f"{default_flag(MODEL_SETTING.field(role))} cannot be 'none': {role.summary} cannot be skipped; "
                                  f"use '{ENGINE_RULES}' ({role.rules_means})")

@@ -144,3 +144,5 @@ class JudgePublic(BaseModel):
     engine: str
     usage: list[dict[str, Any]] = Field(default_factory=list)
     """LLM usage records of this verdict (and of a checklist made for it)."""
+    panel: dict[str, Any] | None = None
+    """With a judge panel: the vote, every judge's verdict, the judges excluded (failed) and their agreement."""

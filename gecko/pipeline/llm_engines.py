@@ -8,7 +8,7 @@ from typing import Any
 from gecko.pipeline.stages import EngineBuild, RoleEngines
 from utils.llm import LLMClient, check_model_names, create_client, load_env
 from utils.llm.factory import CACHE_FILE
-from utils.roles import ServerRole
+from utils.roles import ServerRole, panel_models
 from utils.settings import Settings
 
 
@@ -36,7 +36,8 @@ def build_llm_engines(
         UnknownModelError, MissingAPIKeyError, LLMUsageError: a bad name or a missing key.
     """
     load_env()
-    check_model_names({role.public: model for role, (model, _) in models.items()})
+    check_model_names({f"{role.public}[{index}]" if "," in model else role.public: name
+                       for role, (model, _) in models.items() for index, name in enumerate(panel_models(model))})
     client = client_from_settings(settings)
     engines = {}
     for role, (model, builders) in models.items():

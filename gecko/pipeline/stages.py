@@ -112,6 +112,8 @@ class JudgeInput:
 class JudgeResult:
     items: list[ItemVerdict]
     engine: str
+    panel: dict[str, Any] | None = None
+    """A panel's record (`gecko.pipeline.judge.panel`): the vote, every judge's verdict or failure, agreement."""
 
     @property
     def success(self) -> bool:

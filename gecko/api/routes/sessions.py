@@ -232,5 +232,5 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
         success=result.success,
         items=[ItemVerdictPublic(id=i.id, description=i.description, status=i.status, reasoning=i.reasoning)
                for i in result.items],
-        remaining=result.remaining, engine=result.engine, usage=usage,
+        remaining=result.remaining, engine=result.engine, usage=usage, panel=result.panel,
     )
