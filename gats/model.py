@@ -130,8 +130,22 @@ class AttemptRecord:
 
     @property
     def validation_errors(self) -> int:
-        """Calls that failed (422 validation errors, unknown tools, malformed arguments, tool errors)."""
-        return sum(not call.outcome.ok for call in self.calls)
+        """Calls that failed by the agent's doing (422 validation errors, unknown tools, malformed arguments, tool
+        errors); calls an injected fault failed are `injected_errors`, not the agent's."""
+        return sum(not call.outcome.ok and not _injected_error(call) for call in self.calls)
+
+    @property
+    def injected_errors(self) -> int:
+        """Calls a fault policy failed (a 429, 503, time-out … that the state controller injected)."""
+        return sum(_injected_error(call) for call in self.calls)
+
+    @property
+    def unrecovered_faults(self) -> int:
+        """Calls a fault policy failed that no later identical call (same tool and arguments) got through."""
+        calls = self.calls
+        return sum(_injected_error(call) and not any(
+            later.outcome.ok and later.name == call.name and later.arguments == call.arguments
+            for later in calls[index + 1:]) for index, call in enumerate(calls))
 
     @property
     def unreached(self) -> tuple[CallRecord, ...]:
@@ -183,3 +197,8 @@ def _by_role(records: tuple[dict[str, Any], ...]) -> dict[str, dict[str, Any]]:
     aggregate = UsageAggregator(records)
     roles = aggregate.summary()["roles"]
     return {role: entry["total"] for role, entry in roles.items()}
+
+
+def _injected_error(call: CallRecord) -> bool:
+    """The call failed because a fault policy answered it with a service error (not because of the agent)."""
+    return call.outcome.fault is not None and call.outcome.error_kind == "service_error"

@@ -3,9 +3,16 @@ turn's status.
 
 Best attempt (among attempts that ran, i.e. not `error`): the highest judge score (the fraction of
 objectives met; 0 without a verdict, so an `unjudged` attempt earns no credit, and 0 when a failed call
-never reached Gecko, since the judge could not see it), then the fewest failed calls (validation errors,
-unknown tools, malformed arguments), then the latest. A success always wins
+never reached Gecko, since the judge could not see it), then the fewest failed calls of the agent's own
+(validation errors, unknown tools, malformed arguments), then the latest. A success always wins
 (score 1.0), and the loop stops at the first one, so it is also the last attempt.
+
+Under a fault policy, calls an injected fault failed (429, 503, time-outs …) are not the agent's failed calls:
+an attempt is not ranked below another because it met more injected faults (luck), only by what the judge found
+and by its own errors. Forks inherit the turn-start session's policy and count, so every attempt meets the same
+faults at the same call numbers. Where what the agent did about a fault matters, the judge sees it (the rules
+judge fails an attempt with an injected error that no later identical call got through). With judging off, an
+attempt stops the turn only when it has no failed call of its own and no unrecovered injected error.
 """
 
 from __future__ import annotations
@@ -40,10 +47,11 @@ def attempt_status(
 
 
 def should_stop(attempt: AttemptRecord) -> bool:
-    """Stop after a success; with judging off, after an attempt whose calls all succeeded."""
+    """Stop after a success; with judging off, after an attempt with no failed call of its own and no injected
+    error left unrecovered."""
     if attempt.status == "success":
         return True
-    return attempt.status == "skipped" and attempt.validation_errors == 0
+    return attempt.status == "skipped" and attempt.validation_errors == 0 and attempt.unrecovered_faults == 0
 
 
 def best_attempt(attempts: Sequence[AttemptRecord]) -> int | None:

@@ -16,6 +16,7 @@ from gats import (
     attempt_status,
     best_attempt,
     run_turn,
+    should_stop,
     turn_status,
 )
 from inference.agents import AgentInfrastructureError, AgentRequest, AgentRun, AgentStep
@@ -193,6 +194,29 @@ def _attempt(index: int, status: str, score: float | None, failed_calls: int, un
 def test_best_attempt_choice(attempts: list[tuple], expected: int) -> None:
     records = [_attempt(i, *spec) for i, spec in enumerate(attempts)]
     assert best_attempt(records) == expected
+
+
+def _faulted(index: int, arguments: list[dict], recovered: bool) -> AttemptRecord:
+    """An attempt whose calls an injected 503 failed, retried successfully (`recovered`) or not."""
+    fault = {"rule": "down", "kind": "unavailable", "level": "tool", "call": 1, "executed": False}
+    calls = []
+    for i, args in enumerate(arguments):
+        calls.append(CallRecord(f"f{i}", 0, "add", "{}", args, SPEC, ToolOutcome(
+            False, "{}", status=503, error_kind="service_error", fault=fault), 0.0))
+        if recovered:
+            calls.append(CallRecord(f"r{i}", 0, "add", "{}", args, SPEC, ToolOutcome(True, "{}", status=200), 0.0))
+    run = AgentRun("a", (AgentStep(0, None, tuple(calls)),), None, "answer")
+    return AttemptRecord(index, "skipped", "s", run, None)  # type: ignore[arg-type]
+
+
+def test_injected_faults_are_not_the_agents_failed_calls() -> None:
+    lucky, unlucky = _attempt(0, "failed", 0.5, 1), _faulted(1, [{"a": 1}, {"a": 2}, {"a": 3}], recovered=True)
+    unlucky = AttemptRecord(1, "failed", "s", unlucky.run, None, Verdict(False, 0.5, ()))
+    assert (unlucky.validation_errors, unlucky.injected_errors, unlucky.unrecovered_faults) == (0, 3, 0)
+    assert best_attempt([lucky, unlucky]) == 1  # fewer failed calls of its own; the faults were luck
+    assert should_stop(_faulted(0, [{"a": 1}], recovered=True))  # judging off: it got through
+    stuck = _faulted(0, [{"a": 1}], recovered=False)
+    assert stuck.unrecovered_faults == 1 and not should_stop(stuck)
 
 
 def test_statuses() -> None:
