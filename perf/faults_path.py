@@ -128,14 +128,14 @@ async def main(calls: int, rounds: int) -> dict:
                 replays[profile] = {"injected": sum(f is not None for f in first), "identical": first == second}
     http = _http_arms(calls, rounds, arms)
     median = {name: statistics.median(values) for name, values in times.items()}
-    cpu = {name: statistics.median(values) for name, values in cpus.items()}
+    cpu_median = {name: statistics.median(values) for name, values in cpus.items()}
     return {
         "benchmark": "faults_path", "store": "sqlite", "in_process": "CallRunner.run, no HTTP", "calls_per_session": calls, "rounds": rounds,
         "per_call_us": {name: round(value * 1e6, 1) for name, value in median.items()},
-        "cpu_per_call_us": {name: round(value * 1e6, 1) for name, value in cpu.items()},
+        "cpu_per_call_us": {name: round(value * 1e6, 1) for name, value in cpu_median.items()},
         "armed_fired": armed_fired,
         "armed_overhead_pct": round(100 * (median["armed"] / median["none"] - 1), 2),
-        "armed_cpu_overhead_pct": round(100 * (cpu["armed"] / cpu["none"] - 1), 2),
+        "armed_cpu_overhead_pct": round(100 * (cpu_median["armed"] / cpu_median["none"] - 1), 2),
         "firing_vs_none_pct": round(100 * (median["firing"] / median["none"] - 1), 2),
         "http": http,
         "replay": replays,

@@ -206,7 +206,7 @@ def _faulted(index: int, arguments: list[dict], recovered: bool) -> AttemptRecor
         if recovered:
             calls.append(CallRecord(f"r{i}", 0, "add", "{}", args, SPEC, ToolOutcome(True, "{}", status=200), 0.0))
     run = AgentRun("a", (AgentStep(0, None, tuple(calls)),), None, "answer")
-    return AttemptRecord(index, "skipped", "s", run, None)  # type: ignore[arg-type]
+    return AttemptRecord(index, "skipped", "s", run, None)
 
 
 def test_injected_faults_are_not_the_agents_failed_calls() -> None:

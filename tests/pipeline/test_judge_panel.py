@@ -27,7 +27,7 @@ class FakeJudge:
     async def judge(self, data: JudgeInput) -> JudgeResult:
         if self.statuses is None:
             raise JudgeFailure("timed out")
-        return JudgeResult([ItemVerdict(i.id, i.description, s, f"{self.engine} says {s}")  # type: ignore[arg-type]
+        return JudgeResult([ItemVerdict(i.id, i.description, s, f"{self.engine} says {s}")
                             for i, s in zip(data.checklist, self.statuses, strict=True)], self.engine)
 
 

@@ -10,6 +10,7 @@ import pytest
 from utils.faults import (
     CallFacts,
     Earlier,
+    FaultPolicy,
     FaultState,
     Injection,
     PolicyError,
@@ -29,11 +30,11 @@ WRITE = CallFacts(("notes/create_note", "create_note", "create_note"), "write", 
 READ = CallFacts(("notes/get_note", "get_note", "get_note"), "read", "simulated")
 
 
-def _policy(*rules: dict, seed: int = 0) -> object:
+def _policy(*rules: dict, seed: int = 0) -> FaultPolicy:
     return parse_policy({"seed": seed, "rules": list(rules)})
 
 
-def _run(policy, facts_seq) -> list[tuple[str, str] | None]:
+def _run(policy: FaultPolicy, facts_seq: list[CallFacts]) -> list[tuple[str, str] | None]:
     state = FaultState()
     out = []
     for facts in facts_seq:
