@@ -79,8 +79,8 @@ def test_state_level_interventions(client):
     assert late.status_code == 200 and fault_of(late)["kind"] == "delay"
     moved = client.post("/notes/create_note", json=NOTE, headers=h)
     assert moved.status_code == 200 and fault_of(moved)["applied"] is True
-    state = client.get(f"/sessions/{sid}").json()["state"]
-    assert state["moved"] is True and len(state["effects"]) == 2  # the change and the call's own effect
+    record = client.get(f"/sessions/{sid}").json()
+    assert record["state"]["moved"] is True and record["version"] == 2  # the change, then the call's own write
     broken = client.post("/notes/create_note", json=NOTE, headers=h)
     record = fault_of(broken)
     assert broken.status_code == 200 and record["mode"] == "null_field"
