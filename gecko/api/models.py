@@ -23,11 +23,15 @@ class SessionConfig(BaseModel):
     service and are recorded as observations, writes are simulated; `passthrough`: every call runs on the
     upstream and is recorded (toolkits without one are refused)."""
     labels: dict[str, str] = Field(default_factory=dict)
-    """Free-form labels (run id, task id…) shown in history and listings."""
+    """Free-form labels (run id, task id…) shown in history and listings (`GET /sessions?label=KEY=VALUE`)."""
     faults: FaultPolicy | None = None
     """The session's fault policy (state controller); forks inherit it. None: the server's `--faults`, if any."""
+    note: str | None = Field(default=None, max_length=20000)
+    """Free text shown in the viewer: why the session exists (GATS: the feedback its attempt was given)."""
     forked_from: str | None = None
-    """Set by the server on forks."""
+    """Set by the server on forks: the session it was forked from."""
+    fork_version: int | None = None
+    """Set by the server on forks: the state version of the parent it was forked at."""
 
 
 class SessionCreate(BaseModel):
@@ -42,6 +46,10 @@ class ForkRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     faults: FaultPolicy | None = None
     """Replaces the inherited fault policy (null: none of the session's own, so the server's applies)."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Labels of the fork, over the parent's (GATS: `attempt`)."""
+    note: str | None = Field(default=None, max_length=20000)
+    """Why the fork exists (GATS: the feedback its attempt is given), shown in the viewer."""
 
 
 class FaultsPublic(BaseModel):
@@ -67,6 +75,12 @@ class SessionPublic(BaseModel):
     created: float
     updated: float
     expires: float
+    status: str = "new"
+    """new, ok, rejected (a call was rejected), success / failed (the judge's last verdict), unjudged."""
+    calls: int = 0
+    """History entries written so far (calls, state changes, verdicts)."""
+    checklists: list[dict[str, Any]] = Field(default_factory=list)
+    """Checklists made in this session (`task`, `items`, `engine`), the latest last."""
 
 
 class StateBody(BaseModel):

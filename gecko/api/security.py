@@ -1,20 +1,64 @@
-"""Pure-ASGI middleware: optional bearer-token check (constant-time)."""
+"""Pure-ASGI middleware: optional bearer-token check (constant-time).
+
+The viewer (`/ui`) signs a browser in with the same key: `POST /ui/login` sets a cookie holding `ui_token(key)`
+(an HMAC of the key, never the key itself), and this middleware accepts that cookie instead of the header for
+read-only requests (GET, HEAD) under `COOKIE_PATHS` only. The cookie is HttpOnly and SameSite=Strict, and
+grants nothing that changes a session.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
+from http.cookies import SimpleCookie
 from typing import Any
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ui/login"})
+UI_COOKIE = "gecko_ui"
+COOKIE_PATHS = ("/ui", "/sessions")
+"""Path prefixes the viewer's cookie may read."""
+COOKIE_METHODS = frozenset({"GET", "HEAD"})
+
+
+def ui_token(api_key: str) -> str:
+    """The viewer cookie's value for a key: an HMAC of a fixed text under the key."""
+    return hmac.new(api_key.encode(), b"gecko viewer (read-only)", hashlib.sha256).hexdigest()
+
+
+def key_matches(given: str, expected: str) -> bool:
+    """Constant-time comparison of two keys."""
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _cookie(headers: list[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # noqa: BLE001 - a malformed cookie header is no credential
+                return ""
+            morsel = jar.get(UI_COOKIE)
+            return morsel.value if morsel is not None else ""
+    return ""
 
 
 class ApiKeyMiddleware:
-    """Reject requests without `Authorization: Bearer <key>` when a key is configured."""
+    """Reject requests without `Authorization: Bearer <key>` when a key is configured (see the module docstring
+    for the viewer's cookie)."""
 
     def __init__(self, app: Any, api_key: str) -> None:
         self.app = app
         self._expected = f"Bearer {api_key}".encode()
+        self._ui_token = ui_token(api_key).encode()
+
+    def _cookie_allows(self, scope: dict) -> bool:
+        path = scope.get("path", "")
+        if scope.get("method") not in COOKIE_METHODS or not any(
+                path == prefix or path.startswith(prefix + "/") for prefix in COOKIE_PATHS):
+            return False
+        return hmac.compare_digest(_cookie(scope.get("headers", [])).encode(), self._ui_token)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
@@ -25,8 +69,13 @@ class ApiKeyMiddleware:
             if name == b"authorization":
                 given = value
                 break
-        if hmac.compare_digest(given, self._expected):
+        if hmac.compare_digest(given, self._expected) or self._cookie_allows(scope):
             await self.app(scope, receive, send)
+            return
+        if scope.get("method") == "GET" and scope.get("path", "").startswith("/ui"):
+            await send({"type": "http.response.start", "status": 303,
+                        "headers": [(b"location", b"/ui/login"), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
             return
         body = json.dumps({
             "type": "urn:gecko:problem:unauthorized", "title": "Unauthorized", "status": 401,

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
+from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention
@@ -43,6 +44,7 @@ class MemoryStore(SessionStore):
 
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
+        self.prepare_new(record)
         self._records[record.id] = copy.deepcopy(record)
         self._history[record.id] = deque(maxlen=self.retention.history_limit or None)
         self._versions[record.id] = {record.version: (True, copy.deepcopy(record.state))}
@@ -72,6 +74,27 @@ class MemoryStore(SessionStore):
 
     async def count(self) -> int:
         return sum(1 for sid in list(self._records) if self._live(sid))
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        # records are kept in creation order (dicts keep insertion order): walk them backwards
+        now, found, examined = time.time(), [], 0
+        stopped_at: tuple[float, str] | None = None
+        for record in reversed(list(self._records.values())):
+            if record.expires < now or not query.before_cursor(record.created, record.id):
+                continue
+            examined += 1
+            if query.matches(record.status, record.tags):
+                found.append(SessionSummary(record.id, record.created, record.updated, record.status, record.calls,
+                                            record.version, record.config, list(record.tags)))
+                if len(found) > query.limit:
+                    break
+            if examined >= MAX_SCAN:
+                stopped_at = (record.created, record.id)
+                break
+        page = page_of(found, query, stopped_at)
+        if query.cursor is None:
+            page.total = sum(1 for r in self._records.values() if r.expires >= now and query.matches(r.status, r.tags))
+        return page
 
     async def purge_expired(self) -> int:
         before = len(self._records)
@@ -103,6 +126,10 @@ class MemoryStore(SessionStore):
             stored.checklists = copy.deepcopy(commit.checklists)
         if commit.config is not None:
             stored.config = copy.deepcopy(commit.config)
+        if commit.status is not None:
+            stored.status = commit.status
+        if commit.tags is not None:
+            stored.tags = list(commit.tags)
         if commit.history is not None:
             stored.calls += 1
             self._history[record.id].append(commit.history)

@@ -42,6 +42,10 @@ class SessionRecord:
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     expires: float = 0.0
+    status: str = "new"
+    """At a glance (see `gecko.sessions.listing`): new, ok, rejected, success, failed, unjudged."""
+    tags: list[str] = field(default_factory=list)
+    """Indexed for listings: `label:K=V`, `toolkit:NAME`, `parent:ID` (see `gecko.sessions.listing`)."""
 
 
 @dataclass
@@ -55,3 +59,7 @@ class Commit:
     """RFC 6902 patch from the state read to `state`; stored instead of the whole state (None: store it whole)."""
     checklists: dict[str, Any] | None = None
     config: dict[str, Any] | None = None
+    status: str | None = None
+    """New status of the session (set by `SessionStore.commit` from `history`; None: unchanged)."""
+    tags: list[str] | None = None
+    """The session's tags after the commit, when it adds some (set by `SessionStore.commit`)."""

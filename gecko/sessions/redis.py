@@ -6,7 +6,11 @@ checkpoint numbers, `l:{id}` the lease (SET NX PX, `LEASE_SECONDS`, renewed whil
 holder blocks its session for at most that long), `w:{id}` "another process waits" (short expiry),
 `sessions` a sorted set of expiries (the sweep), `workers` a sorted set of heartbeats. Every
 session key carries the session's TTL. `commit` is one Lua script: version check, writes, trims,
-lease release.
+status and tag indexes, lease release.
+
+Listings (see `gecko.sessions.listing`) walk sorted sets scored by creation time: `ix:all`, `ix:st:{status}`
+and `ix:t:{tag}`; `x:{id}` is the set of index keys that hold the session, so `delete` and the sweep can take
+it out of every index after its record expired. These keys carry no TTL: the sweep removes them.
 
 Connections come from a blocking pool of `pool_size`: a burst of calls beyond it waits for a free
 connection (up to `POOL_WAIT_SECONDS`) instead of failing.
@@ -20,6 +24,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention
@@ -56,10 +61,11 @@ end
 return 0
 """
 
-# KEYS: s h v c l w sessions
+# KEYS: s h v c l w sessions x
 # ARGV: 1 expected version, 2 owner to release or '', 3 state or '', 4 version body, 5 checkpoint '1'/'0',
 #       6 history entry or '', 7 checklists or '', 8 config or '', 9 now, 10 expires, 11 ttl ms,
-#       12 history limit, 13 max versions, 14 trim every, 15 session id
+#       12 history limit, 13 max versions, 14 trim every, 15 session id, 16 index prefix,
+#       17 new status or '', 18 all tags as JSON or '', 19.. index keys of the added tags
 _COMMIT = """
 local function release()
   if ARGV[2] ~= '' and redis.call('GET', KEYS[5]) == ARGV[2] then redis.call('DEL', KEYS[5]) end
@@ -94,6 +100,20 @@ if ARGV[6] ~= '' then
 end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'checklists', ARGV[7]) end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'config', ARGV[8]) end
+local created = redis.call('HGET', KEYS[1], 'created')
+if ARGV[17] ~= '' then
+  local old = redis.call('HGET', KEYS[1], 'status') or 'new'
+  redis.call('ZREM', ARGV[16] .. 'st:' .. old, ARGV[15])
+  local key = ARGV[16] .. 'st:' .. ARGV[17]
+  redis.call('ZADD', key, created, ARGV[15])
+  redis.call('SADD', KEYS[8], key)
+  redis.call('HSET', KEYS[1], 'status', ARGV[17])
+end
+if ARGV[18] ~= '' then redis.call('HSET', KEYS[1], 'tags', ARGV[18]) end
+for i = 19, #ARGV do
+  redis.call('ZADD', ARGV[i], created, ARGV[15])
+  redis.call('SADD', KEYS[8], ARGV[i])
+end
 redis.call('HSET', KEYS[1], 'updated', ARGV[9], 'expires', ARGV[10])
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[11]) end
 redis.call('ZADD', KEYS[7], ARGV[10], ARGV[15])
@@ -136,6 +156,12 @@ class RedisStore(SessionStore):
     def _keys(self, session_id: str) -> list[str]:
         return [self._k(kind, session_id) for kind in ("s", "h", "v", "c", "l", "w")]
 
+    def _index(self, name: str) -> str:
+        return f"{self._p}ix:{name}"
+
+    def _tag_index(self, tag: str) -> str:
+        return self._index(f"t:{tag}")
+
     def _ttl_ms(self) -> int:
         return int(self.ttl * 1000)
 
@@ -167,17 +193,21 @@ class RedisStore(SessionStore):
         return {"id": record.id, "config": dumps_compact(record.config), "state": dumps_compact(record.state),
                 "version": str(record.version), "calls": str(record.calls),
                 "checklists": dumps_compact(record.checklists), "created": repr(record.created),
-                "updated": repr(record.updated), "expires": repr(record.expires)}
+                "updated": repr(record.updated), "expires": repr(record.expires), "status": record.status,
+                "tags": dumps_compact(record.tags)}
 
     @staticmethod
     def _decode(d: dict[str, str]) -> SessionRecord:
         return SessionRecord(d["id"], loads(d["config"]), loads(d["state"]), int(d["version"]),
                              int(d.get("calls", 0)), loads(d["checklists"]), float(d["created"]),
-                             float(d["updated"]), float(d["expires"]))
+                             float(d["updated"]), float(d["expires"]), d.get("status", "new"),
+                             loads(d.get("tags", "[]")))
 
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
+        self.prepare_new(record)
         s, _, v, c, _, _ = self._keys(record.id)
+        indexes = [self._index("all"), self._index(f"st:{record.status}"), *map(self._tag_index, record.tags)]
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(s, mapping=self._encode(record))
         pipe.hset(v, str(record.version), dumps_compact(record.state))
@@ -185,6 +215,9 @@ class RedisStore(SessionStore):
         for key in (s, v, c):
             pipe.pexpire(key, self._ttl_ms())
         pipe.zadd(f"{self._p}sessions", {record.id: record.expires})
+        for key in indexes:
+            pipe.zadd(key, {record.id: record.created})
+        pipe.sadd(self._k("x", record.id), *indexes)
         await pipe.execute()
 
     async def get(self, session_id: str) -> SessionRecord | None:
@@ -197,7 +230,59 @@ class RedisStore(SessionStore):
         existed = await self.get(session_id) is not None
         await self._client.delete(*self._keys(session_id))
         await self._client.zrem(f"{self._p}sessions", session_id)
+        await self._unindex(session_id)
         return existed
+
+    async def _unindex(self, session_id: str) -> None:
+        """Take the session out of every listing index."""
+        held = self._k("x", session_id)
+        indexes = await self._client.smembers(held)
+        pipe = self._client.pipeline(transaction=False)
+        for key in indexes:
+            pipe.zrem(key, session_id)
+        pipe.delete(held)
+        await pipe.execute()
+
+    _SUMMARY_FIELDS = ("created", "updated", "status", "calls", "version", "config", "tags", "expires")
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        if query.tags:
+            driver = self._tag_index(query.tags[0])
+        else:
+            driver = self._index(f"st:{query.status}" if query.status else "all")
+        top = "+inf" if query.cursor is None else repr(query.cursor[0])
+        now, found, examined, skip = time.time(), [], 0, 0
+        stopped_at: tuple[float, str] | None = None
+        batch = min(max(query.limit * 2, 64), 1000)
+        while len(found) <= query.limit:
+            rows = await self._client.zrevrangebyscore(driver, top, "-inf", start=skip, num=batch, withscores=True)
+            if not rows:
+                break
+            skip += len(rows)
+            pipe = self._client.pipeline(transaction=False)
+            for sid, _ in rows:
+                pipe.hmget(self._k("s", sid), self._SUMMARY_FIELDS)
+            for (sid, created), fields in zip(rows, await pipe.execute()):
+                if not query.before_cursor(created, sid):
+                    continue
+                examined += 1
+                if fields[0] is not None and float(fields[7]) >= now:
+                    created_s, updated, status, calls, version, config, tags, _ = fields
+                    tag_list = loads(tags or "[]")
+                    if query.matches(status or "new", tag_list):
+                        found.append(SessionSummary(sid, float(created_s), float(updated), status or "new",
+                                                    int(calls or 0), int(version), loads(config), tag_list))
+                        if len(found) > query.limit:
+                            break
+                if examined >= MAX_SCAN:
+                    stopped_at = (created, sid)
+                    break
+            if stopped_at is not None or len(rows) < batch:
+                break
+        page = page_of(found, query, stopped_at)
+        if query.cursor is None and len(query.tags) + (query.status is not None) <= 1:
+            page.total = int(await self._client.zcard(driver))  # may count sessions expired since the last sweep
+        return page
 
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         rows = await self._client.lrange(self._k("h", session_id), offset, offset + limit - 1)
@@ -223,6 +308,7 @@ class RedisStore(SessionStore):
         gone = await self._client.zrangebyscore(key, "-inf", time.time())
         for sid in gone:  # Redis expiry already removed most keys; this catches anything left behind
             await self._client.delete(*self._keys(sid))  # type: ignore[arg-type]  # str replies (decode_responses)
+            await self._unindex(sid)
         if gone:
             await self._client.zrem(key, *gone)
         return len(gone)
@@ -245,9 +331,11 @@ class RedisStore(SessionStore):
                 dumps_compact(commit.checklists) if commit.checklists is not None else "",
                 dumps_compact(commit.config) if commit.config is not None else "",
                 repr(now), repr(now + self.ttl), self._ttl_ms(), self.retention.history_limit,
-                self.retention.max_versions, TRIM_EVERY, record.id]
-        version, calls, others = await self._commit_script(keys=[*self._keys(record.id), f"{self._p}sessions"],
-                                                           args=args)
+                self.retention.max_versions, TRIM_EVERY, record.id, self._index(""), commit.status or "",
+                dumps_compact(commit.tags) if commit.tags is not None else "",
+                *(self._tag_index(tag) for tag in (commit.tags or ()) if tag not in record.tags)]
+        keys = [*self._keys(record.id), f"{self._p}sessions", self._k("x", record.id)]
+        version, calls, others = await self._commit_script(keys=keys, args=args)
         if version == -2:
             raise SessionNotFound(record.id)
         if version == -1:

@@ -17,18 +17,30 @@ async def create_session(store: SessionStore, config: dict[str, Any], state: dic
 
 
 async def fork_session(store: SessionStore, session_id: str,
-                       config_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> SessionRecord:
+                       config_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None, *,
+                       labels: dict[str, str] | None = None, note: str | None = None) -> SessionRecord:
     """New session with a copy of the state, config and checklists (not the history).
+
+    The fork's config names its parent and the parent's version (`forked_from`, `fork_version`); `labels` go
+    over the parent's, and `note` (why the fork exists) replaces the parent's.
 
     Args:
         store: the session store.
         session_id: the session to copy.
         config_of: turns the source's config into the fork's (default: a copy).
+        labels: labels of the fork, over the parent's.
+        note: why the fork exists (shown in the viewer).
     """
     source = await store.get(session_id)
     if source is None:
         raise SessionNotFound(session_id)
-    config = {**(config_of or copy.deepcopy)(source.config), "forked_from": source.id}
+    config = {**(config_of or copy.deepcopy)(source.config), "forked_from": source.id,
+              "fork_version": source.version}
+    config.pop("note", None)
+    if labels:
+        config["labels"] = {**config.get("labels", {}), **labels}
+    if note:
+        config["note"] = note
     record = SessionRecord(id=new_session_id(), config=config, state=copy.deepcopy(source.state),
                            checklists=copy.deepcopy(source.checklists))
     await store.create(record)

@@ -7,8 +7,9 @@
   dies, so a `kill -9`'d holder blocks nobody. A process waiting for a lease holds a shared lock on
   a second byte, which the holder tests when its turn ends (see `gecko.sessions.store`). `_held`
   keeps two sessions whose ids hash to the same byte from sharing the process's lock.
-- Tables: `sessions` (the current record), `versions` (checkpoints and JSON-Patch deltas, see
-  `gecko.sessions.versions`), `history` (one row per call, numbered per session). The file uses
+- Tables: `sessions` (the current record, with its status and tags), `versions` (checkpoints and JSON-Patch
+  deltas, see `gecko.sessions.versions`), `history` (one row per call, numbered per session), `tags` (one row
+  per session and tag, ordered by creation time: what listings walk, see `gecko.sessions.listing`). The file uses
   incremental auto-vacuum, so the sweep gives the pages of purged sessions back to the file system.
 """
 
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.sqlite_writer import Writer, connect
 from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
@@ -32,13 +34,18 @@ from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 2
-_TABLES = ("sessions", "history", "snapshots", "versions", "workers")
+SCHEMA_VERSION = 3
+_TABLES = ("sessions", "history", "snapshots", "versions", "workers", "tags")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER, calls INTEGER,
-    config TEXT, state TEXT, checklists TEXT);
+    config TEXT, state TEXT, checklists TEXT, status TEXT NOT NULL DEFAULT 'new', tags TEXT NOT NULL DEFAULT '[]');
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires);
+CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created, id);
+CREATE INDEX IF NOT EXISTS sessions_status ON sessions(status, created, id);
+CREATE TABLE IF NOT EXISTS tags (tag TEXT NOT NULL, created REAL NOT NULL, session_id TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS tags_order ON tags(tag, created, session_id);
+CREATE INDEX IF NOT EXISTS tags_session ON tags(session_id);
 CREATE TABLE IF NOT EXISTS history (session_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS history_seq ON history(session_id, seq);
 CREATE TABLE IF NOT EXISTS versions (
@@ -52,6 +59,7 @@ VACUUM_PAGES = 2000
 
 
 _dumps = dumps_compact
+_SUMMARY_COLUMNS = "s.id, s.created, s.updated, s.status, s.calls, s.version, s.config, s.tags"
 
 
 def _slot(session_id: str) -> int:
@@ -138,13 +146,14 @@ class SqliteStore(SessionStore):
     # -- records ---------------------------------------------------------------------------
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
+        self.prepare_new(record)
         await self._write(_insert_session, record)
 
     @staticmethod
     def _record(row: tuple) -> SessionRecord:
-        sid, created, updated, expires, version, calls, config, state, checklists = row[:9]
+        sid, created, updated, expires, version, calls, config, state, checklists, status, tags = row[:11]
         return SessionRecord(sid, loads(config), loads(state), version, calls, loads(checklists),
-                             created, updated, expires)
+                             created, updated, expires, status, loads(tags))
 
     async def get(self, session_id: str) -> SessionRecord | None:
         rows = await self._read("SELECT * FROM sessions WHERE id=? AND expires>=?", (session_id, time.time()))
@@ -181,6 +190,37 @@ class SqliteStore(SessionStore):
     async def count(self) -> int:
         rows = await self._read("SELECT COUNT(*) FROM sessions WHERE expires>=?", (time.time(),))
         return int(rows[0][0])
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        now = time.time()
+        where, params = ["s.expires >= ?"], [now]
+        if query.tags:  # walk the first tag's index; the other tags are looked up per candidate
+            source, order = "tags t JOIN sessions s ON s.id = t.session_id", ("t.created", "t.session_id")
+            where.append("t.tag = ?")
+            params.append(query.tags[0])
+        else:
+            source, order = "sessions s", ("s.created", "s.id")
+        for tag in query.tags[1:]:
+            where.append("EXISTS (SELECT 1 FROM tags u WHERE u.session_id = s.id AND u.tag = ?)")
+            params.append(tag)
+        if query.status is not None:
+            where.append("s.status = ?")
+            params.append(query.status)
+        count_where, count_params = list(where), list(params)
+        if query.cursor is not None:
+            where.append(f"({order[0]}, {order[1]}) < (?, ?)")
+            params.extend(query.cursor)
+        rows = await self._read(
+            f"SELECT {_SUMMARY_COLUMNS} FROM {source} WHERE {' AND '.join(where)} "  # noqa: S608 - fixed fragments
+            f"ORDER BY {order[0]} DESC, {order[1]} DESC LIMIT ?", (*params, min(query.limit + 1, MAX_SCAN)))
+        found = [SessionSummary(sid, created, updated, status, calls, version, loads(config), loads(tags))
+                 for sid, created, updated, status, calls, version, config, tags in rows]
+        page = page_of(found, query)
+        if query.cursor is None:
+            total = await self._read(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(count_where)}",  # noqa: S608
+                                     tuple(count_params))
+            page.total = int(total[0][0])
+        return page
 
     async def purge_expired(self) -> int:
         gone = await self._write(_purge, time.time())
@@ -280,16 +320,22 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 def _insert_session(conn: sqlite3.Connection, r: SessionRecord) -> None:
-    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?)",
+    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                  (r.id, r.created, r.updated, r.expires, r.version, r.calls, _dumps(r.config), _dumps(r.state),
-                  _dumps(r.checklists)))
+                  _dumps(r.checklists), r.status, _dumps(r.tags)))
     conn.execute("INSERT INTO versions VALUES (?,?,1,?)", (r.id, r.version, _dumps(r.state)))
+    _insert_tags(conn, r.id, r.created, r.tags)
+
+
+def _insert_tags(conn: sqlite3.Connection, session_id: str, created: float, tags: list[str]) -> None:
+    conn.executemany("INSERT OR IGNORE INTO tags VALUES (?,?,?)", [(tag, created, session_id) for tag in tags])
 
 
 def _delete_rows(conn: sqlite3.Connection, session_id: str) -> None:
     conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
     conn.execute("DELETE FROM history WHERE session_id=?", (session_id,))
     conn.execute("DELETE FROM versions WHERE session_id=?", (session_id,))
+    conn.execute("DELETE FROM tags WHERE session_id=?", (session_id,))
 
 
 def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
@@ -323,12 +369,20 @@ def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit
     if commit.config is not None:
         sets.append("config=?")
         values.append(_dumps(commit.config))
+    if commit.status is not None:
+        sets.append("status=?")
+        values.append(commit.status)
+    if commit.tags is not None:
+        sets.append("tags=?")
+        values.append(_dumps(commit.tags))
     row = conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=? AND version=? AND expires>=? "  # noqa: S608
-                       "RETURNING calls", (*values, record.id, record.version, now)).fetchone()
+                       "RETURNING calls, created", (*values, record.id, record.version, now)).fetchone()
     if row is None:
         live = conn.execute("SELECT 1 FROM sessions WHERE id=? AND expires>=?", (record.id, now)).fetchone()
         return -1 if live else -2
     calls = int(row[0])
+    if commit.tags is not None:
+        _insert_tags(conn, record.id, row[1], commit.tags)
     if state_text is not None:
         checkpoint = retention.is_checkpoint(version, commit.patch)
         conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)",

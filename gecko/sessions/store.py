@@ -35,6 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from gecko.sessions.listing import SessionPage, SessionQuery, added_tags, initial_tags, next_status
 from gecko.sessions.model import Commit, SessionBusy, SessionRecord, VersionGone
 from gecko.sessions.versions import Retention, rebuild
 
@@ -139,6 +140,16 @@ class SessionStore(abc.ABC):
         """Live sessions."""
 
     @abc.abstractmethod
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        """Live sessions matching `query`, newest first, one page (see `gecko.sessions.listing`)."""
+
+    @staticmethod
+    def prepare_new(record: SessionRecord) -> None:
+        """Give a record about to be created its tags (from its config) unless it has some."""
+        if not record.tags:
+            record.tags = initial_tags(record.config)
+
+    @abc.abstractmethod
     async def purge_expired(self) -> int:
         """Delete expired sessions with their history and versions; return how many."""
 
@@ -228,6 +239,7 @@ class SessionStore(abc.ABC):
         """
         gate = hold.gate
         assert gate.owner is not None and not hold.handed, "commit without holding the session"
+        _summarise(record, commit)
         owner, previous = gate.owner, gate.pending
         if gate.users <= 1 or gate.turn >= TURN_CALLS:
             try:
@@ -250,6 +262,10 @@ class SessionStore(abc.ABC):
             new.checklists = commit.checklists
         if commit.config is not None:
             new.config = commit.config
+        if commit.status is not None:
+            new.status = commit.status
+        if commit.tags is not None:
+            new.tags = commit.tags
         write = asyncio.ensure_future(self._commit_after(previous, record, commit))
         gate.record, gate.pending = new, write
         self._hand_over(hold)
@@ -347,6 +363,16 @@ class SessionStore(abc.ABC):
 
     def expiry(self) -> float:
         return time.time() + self.ttl
+
+
+def _summarise(record: SessionRecord, commit: Commit) -> None:
+    """Set the commit's new status and tags (what listings filter on) from the history entry it writes."""
+    status = next_status(record.status, commit.history)
+    if status != record.status:
+        commit.status = status
+    added = added_tags(commit.config if commit.config is not None else record.config, record.tags, commit.history)
+    if added:
+        commit.tags = [*record.tags, *added]
 
 
 def open_store(spec: str, *, sqlite_path: Any, ttl: float, history_limit: int = 1000, max_versions: int = 1000,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -29,7 +30,8 @@ from gecko.pipeline.faults import (
     merge_constraints,
 )
 from gecko.pipeline.runner import compact_call
-from gecko.pipeline.stages import ChecklistItem, JudgeInput
+from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
+from gecko.sessions.listing import JUDGE_ENTRY
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.service import create_session, fork_session, mutate_session
 from utils.faults import FaultPolicy
@@ -38,10 +40,24 @@ from utils.jsonutil import content_hash
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
 
+MAX_RECORDED_ANSWER = 4000
+"""Characters of the agent's answer kept in a verdict's history entry."""
+
+
+def checklists_public(checklists: dict[str, Any]) -> list[dict[str, Any]]:
+    """The checklists of a session (`task`, `items`, `engine`), the one made or used last at the end."""
+    last = checklists.get("_last")
+    made = [(key, value) for key, value in checklists.items() if key != "_last" and isinstance(value, dict)]
+    made.sort(key=lambda item: item[0] == last)
+    return [{"task": value.get("task"), "items": value.get("items", []), "engine": value.get("engine")}
+            for _, value in made]
+
+
 def session_public(record: SessionRecord, version: int | None = None) -> SessionPublic:
     return SessionPublic(session_id=record.id, config=record.config, state=record.state,
                          version=record.version if version is None else version,
-                         created=record.created, updated=record.updated, expires=record.expires)
+                         created=record.created, updated=record.updated, expires=record.expires,
+                         status=record.status, calls=record.calls, checklists=checklists_public(record.checklists))
 
 
 def check_toolkits(ctx: ContextDep, config: SessionConfig) -> None:
@@ -110,12 +126,14 @@ async def usage(session_id: str, ctx: ContextDep) -> dict[str, Any]:
 async def fork(session_id: str, request: Request, ctx: ContextDep) -> SessionPublic:
     """A new session with a copy of this one's state and config (GATS forks one per attempt).
 
-    Optional body `{"faults": policy | null}`: replace the inherited fault policy (and start its count afresh).
+    Optional body `{"faults": policy | null, "labels": {...}, "note": "..."}`: replace the inherited fault policy
+    (and start its count afresh); labels over the parent's, and why the fork exists.
     """
     body = await parse_body(request, ForkRequest, optional=True)
     replace = "faults" in body.model_fields_set
     return session_public(await fork_session(ctx.store, session_id,
-                                             lambda config: forked_config(config, replace, body.faults)))
+                                             lambda config: forked_config(config, replace, body.faults),
+                                             labels=body.labels, note=body.note))
 
 
 def faults_public(ctx: ContextDep, record: SessionRecord, entries: list[dict[str, Any]]) -> FaultsPublic:
@@ -227,10 +245,34 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
     calls = [compact_call(e) for e in entries if not str(e.get("tool", "")).startswith("#")]
     data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
                       agent_response=body.agent_response, tools=_tools_of(ctx, calls), usage=usage)
-    result = await ctx.engines.judge.judge(data)  # JudgeFailure → 502 problem (app error handler)
-    return JudgePublic(
+    entry: dict[str, Any] = {"tool": JUDGE_ENTRY, "at": time.time(), "task": task,
+                             "agent_response": (body.agent_response or "")[:MAX_RECORDED_ANSWER] or None,
+                             "since_version": body.since_version}
+    started = time.perf_counter()
+    try:
+        result = await ctx.engines.judge.judge(data)
+    except JudgeFailure as exc:  # recorded as no verdict, then a 502 problem (app error handler)
+        entry.update(status=502, error=str(exc), timings_ms={"judge": round((time.perf_counter() - started) * 1000, 3)},
+                     verdict=None, usage_judge=usage)
+        await _record_verdict(ctx, session_id, entry)
+        raise
+    public = JudgePublic(
         success=result.success,
         items=[ItemVerdictPublic(id=i.id, description=i.description, status=i.status, reasoning=i.reasoning)
                for i in result.items],
         remaining=result.remaining, engine=result.engine, usage=usage, panel=result.panel,
     )
+    # The verdict's usage stays out of the entry's `usage`, which /usage sums: the caller has it in this reply.
+    entry.update(status=200, timings_ms={"judge": round((time.perf_counter() - started) * 1000, 3)},
+                 verdict=public.model_dump(exclude={"usage"}), usage_judge=usage)
+    await _record_verdict(ctx, session_id, entry)
+    return public
+
+
+async def _record_verdict(ctx: ContextDep, session_id: str, entry: dict[str, Any]) -> None:
+    """Append the judge's verdict (or failure) to the session's history: its status and the viewer show it."""
+
+    async def change(record: SessionRecord) -> Commit:
+        return Commit(history=entry)
+
+    await mutate_session(ctx.store, session_id, change)

@@ -1,0 +1,37 @@
+"""The viewer's page: one HTML shell and its static files (no CDN, nothing fetched from outside).
+
+The same page serves two data sources (`data-mode` on `<body>`):
+
+- `live`: Gecko's own read-only API (`GET /sessions`, `/sessions/{id}`, `/history`, `/state`, `/diff`, `/tree`),
+  at `/ui` of a running Gecko (`gecko.api.routes.ui`);
+- `run`: a run directory's data (`/api/run`, `/api/tasks`, `/api/tasks/{key}`), served by `gecko view RUN_DIR`.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_FILES: dict[str, str] = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+"""The files under `/ui/static/` and their media types (nothing else is served from the directory)."""
+PAGE_TITLE = "Gecko viewer"
+
+
+def shell(mode: str, title: str = PAGE_TITLE, static_prefix: str = "/ui/static") -> str:
+    """The HTML page: the stylesheet, the script and an empty main element the script fills."""
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(title)}</title>"
+            f'<link rel="stylesheet" href="{static_prefix}/app.css"></head>'
+            f'<body data-mode="{html.escape(mode)}"><header id="top"><a href="#/" class="brand">Gecko</a>'
+            f'<span id="crumbs"></span></header><main id="app"><p class="muted">Loading…</p></main>'
+            f'<script type="module" src="{static_prefix}/app.js"></script></body></html>')
+
+
+def static_file(name: str) -> tuple[bytes, str] | None:
+    """The bytes and media type of a static file of the page, or None for any other name."""
+    media = STATIC_FILES.get(name)
+    if media is None:
+        return None
+    return (STATIC_DIR / name).read_bytes(), media
