@@ -31,6 +31,9 @@ from inference.tools.catalog import ToolCatalog
 from inference.tools.execution import ToolExecutor
 from utils.llm import Prompt
 
+ATTEMPT_LABEL = "attempt"
+"""Label of an attempt's fork: its index (0 for the first)."""
+
 
 def verdict_from(reply: JudgeReply) -> Verdict:
     """A `Verdict` from the judge's reply; the score is the fraction of items judged `success`."""
@@ -68,7 +71,8 @@ async def run_attempt(
     """One attempt: fork, run the agent, judge, collect usage, drop the fork."""
     started = time.perf_counter()
     try:
-        session_id = await sandbox.fork(turn.base_session_id)
+        session_id = await sandbox.fork(turn.base_session_id, labels={ATTEMPT_LABEL: str(index)},
+                                        note=feedback.text if feedback is not None else None)
     except GeckoError as exc:
         elapsed = time.perf_counter() - started
         return AttemptRecord(index, "error", None, None, feedback, error=f"fork failed: {exc}",

@@ -41,8 +41,9 @@ class GatsConfig:
     """Objectives to judge against when no checklist is generated (empty: the judge's own default)."""
     collect_server_usage: bool = False
     """Read each attempt's session history for the LLM usage of Gecko's stages (pointless with rules engines)."""
-    keep_sessions: bool = False
-    """Keep the attempts' forked sessions (for inspection) instead of deleting them after each attempt."""
+    keep_sessions: bool = True
+    """Keep the attempts' forks and the turn-start session in Gecko (they expire with Gecko's session TTL), so the
+    viewer can show each attempt's calls, verdict and feedback; False deletes them once judged."""
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:

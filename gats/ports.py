@@ -6,7 +6,7 @@ Implementations raise `inference.gecko.GeckoError` (or a subclass) when the simu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from inference.gecko.models import ChecklistReply, JudgeReply
@@ -16,8 +16,12 @@ from inference.tools.execution import ToolBackend
 class Sandbox(Protocol):
     """The simulator as the loop sees it."""
 
-    async def fork(self, session_id: str) -> str:
-        """A new session holding a copy of `session_id`'s state; returns its id."""
+    async def fork(self, session_id: str, *, labels: Mapping[str, str] | None = None, note: str | None = None) -> str:
+        """A new session holding a copy of `session_id`'s state; returns its id.
+
+        `labels` (over the parent's) and `note` (why the fork exists: the attempt's feedback) are recorded with it
+        for whoever inspects the sessions later (the viewer's fork tree).
+        """
         ...
 
     async def delete(self, session_id: str) -> None:

@@ -198,7 +198,7 @@ class _Bfcl:
 
     def gats_config(self) -> GatsConfig:
         """GATS settings of every task."""
-        return self.settings.gats(keep_sessions=self.options.debug)
+        return self.settings.gats()
 
     def select(self) -> list[WorkItem]:
         """The selected tasks of every category, category by category (ids of other categories are ignored

@@ -69,10 +69,9 @@ class BfclRunConfig(BaseModel):
         """The settings that change results (a resumed run must give the same)."""
         return {k: v for k, v in self.model_dump(mode="json").items() if k not in self.SELECTION}
 
-    def gats(self, keep_sessions: bool = False) -> GatsConfig:
+    def gats(self) -> GatsConfig:
         """The GATS configuration of every task (of every turn, for multi-turn)."""
-        return GatsConfig(max_retries=self.max_retries, generate_checklist=self.generate_checklist,
-                          keep_sessions=keep_sessions)
+        return GatsConfig(max_retries=self.max_retries, generate_checklist=self.generate_checklist)
 
     def agents(self) -> AgentSettings:
         """How agents are built."""

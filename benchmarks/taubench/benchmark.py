@@ -85,6 +85,8 @@ class Tau2Benchmark:
         self.gecko: GeckoClient | None = None
         self.gats_config = GatsConfig(max_retries=config.gats_retries, judge=True, generate_checklist=True)
         self.evaluator = Evaluator(self.runtime, None)
+        self.labels: dict[str, str] = {}
+        """Labels of the run's Gecko sessions (set by `preflight`)."""
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -181,6 +183,7 @@ class Tau2Benchmark:
         self.evaluator = Evaluator(self.runtime, LLMNLJudge(self.client, judge) if self.client and judge else None)
         if not self.needs_gecko:
             return {}
+        self.labels = {"run": context.run_name}
         self.gecko = context.gecko(timeout_s=max(config.agent_timeout, 30.0))
         try:
             health = await self.gecko.health()
@@ -228,7 +231,8 @@ class Tau2Benchmark:
         if self.needs_gecko:
             assert self.gecko is not None, "preflight() runs first"
             gats = HybridGats(self.gecko, runtime, self.catalog, environment,
-                              rollout_factory(config, task, runtime, self.client), self.gats_config)
+                              rollout_factory(config, task, runtime, self.client), self.gats_config,
+                              labels={**self.labels, "task": task.id, "trial": str(trial)})
             wrapped = GatsAgent(agent, gats)
         wrapped = TimedAgent(wrapped, config.agent_timeout)  # bounds rehearsals + reply together
         try:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -57,9 +57,9 @@ class HybridSandbox:
         self.environment = environment
         self.backends = backends
 
-    async def fork(self, session_id: str) -> str:
-        """A fork of the session."""
-        return await self.gecko.fork(session_id)
+    async def fork(self, session_id: str, *, labels: Mapping[str, str] | None = None, note: str | None = None) -> str:
+        """A fork of the session (labels and note as `gats.ports.Sandbox.fork`)."""
+        return await self.gecko.fork(session_id, labels=labels, note=note)
 
     async def delete(self, session_id: str) -> None:
         """Drop a fork."""
@@ -177,16 +177,19 @@ class HybridGats:
         environment: the real conversation's environment (read, never mutated here).
         rollout_agent: builds the agent of one turn's rehearsals (given the conversation so far).
         config: retries and judging (`generate_checklist=True` for the checklist from Gecko).
+        labels: labels of the conversation's Gecko session (run, task, trial), shown in Gecko's viewer.
     """
 
     def __init__(self, gecko: GeckoClient, runtime: DomainRuntime, catalog: ToolCatalog, environment: Environment,
-                 rollout_agent: Callable[[Sequence[Message]], RolloutAgent], config: GatsConfig) -> None:
+                 rollout_agent: Callable[[Sequence[Message]], RolloutAgent], config: GatsConfig,
+                 labels: Mapping[str, str] | None = None) -> None:
         self.gecko = gecko
         self.runtime = runtime
         self.catalog = catalog
         self.environment = environment
         self.rollout_agent = rollout_agent
         self.config = config
+        self.labels = dict(labels or {})
         self.session_id: Optional[str] = None
         self._synced_upto = 0
         self.stats = GatsStats()
@@ -195,7 +198,8 @@ class HybridGats:
 
     async def _sync(self, history: Sequence[Message]) -> int:
         if self.session_id is None:
-            self.session_id = (await self.gecko.create_session({"toolkits": [self.runtime.name]})).session_id
+            self.session_id = (await self.gecko.create_session({"toolkits": [self.runtime.name],
+                                                                "labels": self.labels})).session_id
         records, self._synced_upto = real_calls_since(history, self._synced_upto)
         if records:
             for record in records:
@@ -245,8 +249,8 @@ class HybridGats:
         return reference
 
     async def close(self) -> None:
-        """Drop the conversation's Gecko session."""
-        if self.session_id is not None:
+        """Drop the conversation's Gecko session (unless sessions are kept for inspection)."""
+        if self.session_id is not None and not self.config.keep_sessions:
             try:
                 await self.gecko.delete_session(self.session_id)
             except GeckoError:

@@ -258,20 +258,29 @@ class GeckoClient:
         return StateReply.model_validate(await self._json(
             "GET", f"/sessions/{session_id}/state", idempotent=True, what=f"state of {session_id}", params=params))
 
-    async def fork(self, session_id: str, **replace: Mapping[str, Any] | None) -> SessionInfo:
+    async def fork(self, session_id: str, *, labels: Mapping[str, str] | None = None, note: str | None = None,
+                   **replace: Mapping[str, Any] | None) -> SessionInfo:
         """`POST /sessions/{id}/fork`: a new session with a copy of this one's state and config.
 
         Args:
             session_id: the session to copy.
+            labels: labels of the fork, over the parent's (shown in Gecko's viewer).
+            note: why the fork exists (GATS: the feedback its attempt is given).
             **replace: `faults=policy` gives the fork this fault policy instead of the inherited one (its count
                 starts afresh); `faults=None` gives it none of its own (the server's `--faults`, if any, applies).
         """
         unknown = set(replace) - {"faults"}
         if unknown:
-            raise TypeError(f"fork() takes only faults=..., not {', '.join(sorted(unknown))}")
-        body = {"faults": dict(replace["faults"]) if replace["faults"] is not None else None} if replace else None
+            raise TypeError(f"fork() takes only labels=, note= and faults=..., not {', '.join(sorted(unknown))}")
+        body: dict[str, Any] = {}
+        if replace:
+            body["faults"] = dict(replace["faults"]) if replace["faults"] is not None else None
+        if labels:
+            body["labels"] = dict(labels)
+        if note:
+            body["note"] = note
         return SessionInfo.model_validate(await self._json(
-            "POST", f"/sessions/{session_id}/fork", idempotent=False, what=f"fork {session_id}", json=body))
+            "POST", f"/sessions/{session_id}/fork", idempotent=False, what=f"fork {session_id}", json=body or None))
 
     async def faults(self, session_id: str) -> dict[str, Any]:
         """`GET /sessions/{id}/faults`: the policy in effect (`source`: session, server, none), the controller's

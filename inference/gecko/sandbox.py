@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inference.gecko.backend import GeckoToolBackend
@@ -21,9 +21,9 @@ class GeckoSandbox:
     def __init__(self, client: GeckoClient) -> None:
         self.client = client
 
-    async def fork(self, session_id: str) -> str:
-        """`POST /sessions/{id}/fork`."""
-        return (await self.client.fork(session_id)).session_id
+    async def fork(self, session_id: str, *, labels: Mapping[str, str] | None = None, note: str | None = None) -> str:
+        """`POST /sessions/{id}/fork` with the fork's labels and note."""
+        return (await self.client.fork(session_id, labels=labels, note=note)).session_id
 
     async def delete(self, session_id: str) -> None:
         """`DELETE /sessions/{id}`; a failure is ignored (sessions expire after their TTL anyway)."""

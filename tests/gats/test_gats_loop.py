@@ -58,15 +58,17 @@ class FakeSandbox:
 
     def __init__(self, judge_fails: Sequence[int] = (), fork_fails: bool = False) -> None:
         self.forks: list[str] = []
+        self.fork_notes: list[tuple[dict[str, str], str | None]] = []
         self.deleted: list[str] = []
         self.calls: list[tuple[str, dict]] = []
         self.judged: list[dict[str, Any]] = []
         self.judge_fails = set(judge_fails)
         self.fork_fails = fork_fails
 
-    async def fork(self, session_id: str) -> str:
+    async def fork(self, session_id: str, *, labels=None, note=None) -> str:
         if self.fork_fails:
             raise GeckoUnavailableError("down")
+        self.fork_notes.append((dict(labels or {}), note))
         name = f"{session_id}/fork{len(self.forks)}"
         self.forks.append(name)
         return name
@@ -121,10 +123,14 @@ def _turn() -> TurnInput:
 async def test_stops_at_first_success_and_forks_every_attempt() -> None:
     sandbox = FakeSandbox()
     agent = ScriptAgent([[{"a": "1"}], [{"a": 1}], [{"a": 1}]])
-    result = await run_turn(_turn(), agent, sandbox, CATALOG, GatsConfig(max_retries=2, collect_server_usage=True))
+    result = await run_turn(_turn(), agent, sandbox, CATALOG, GatsConfig(max_retries=2, collect_server_usage=True,
+                                                                         keep_sessions=False))
     assert [a.status for a in result.attempts] == ["failed", "success"]
     assert result.status == "success" and result.best_index == 1
     assert sandbox.forks == ["base/fork0", "base/fork1"] and sandbox.deleted == sandbox.forks
+    # each fork is labelled with its attempt; the second one carries the feedback it was given as its note
+    assert sandbox.fork_notes[0] == ({"attempt": "0"}, None)
+    assert sandbox.fork_notes[1][0] == {"attempt": "1"} and "REJECTED" in sandbox.fork_notes[1][1]
     assert {session for session, _ in sandbox.calls} == set(sandbox.forks)
     feedback = agent.requests[1].feedback
     assert feedback is not None and feedback.attempt == 0 and feedback.remaining == ("add",)
@@ -230,3 +236,9 @@ def test_statuses() -> None:
     assert attempt_status(ran=True, judged=True, verdict=None, calls=[]) == "unjudged"
     assert attempt_status(ran=False, judged=True, verdict=ok, calls=[]) == "error"
     assert attempt_status(ran=True, judged=False, verdict=None, calls=[]) == "skipped"
+
+
+async def test_forks_are_kept_by_default_for_the_viewer() -> None:
+    sandbox = FakeSandbox()
+    await run_turn(_turn(), ScriptAgent([[{"a": "1"}], [{"a": 1}]]), sandbox, CATALOG, GatsConfig(max_retries=1))
+    assert len(sandbox.forks) == 2 and sandbox.deleted == []

@@ -38,7 +38,7 @@ class Sandbox:
         self.log = log
         self.forks: list[str] = []
 
-    async def fork(self, session_id: str) -> str:
+    async def fork(self, session_id: str, *, labels=None, note=None) -> str:
         self.forks.append(f"{session_id}/f{len(self.forks)}")
         return self.forks[-1]
 
