@@ -168,7 +168,7 @@ async def test_fork_starts_from_the_latest_state_only(store):
         await _write(store, record.id, {"a": {"b": i}}, [{"op": "replace", "path": "/a/b", "value": i}], {"i": i})
     child = await fork_session(store, record.id)
     assert child.id != record.id and child.state == {"a": {"b": 5}} and child.version == 0
-    assert child.config == {"record_reads": True, "forked_from": record.id}
+    assert child.config == {"record_reads": True, "forked_from": record.id, "fork_version": 5}
     assert await _stored_rows(store, child.id) == (0, 1)  # one checkpoint, no history
     await _write(store, child.id, {"a": {"b": 9}}, [{"op": "replace", "path": "/a/b", "value": 9}])
     assert (await store.get(record.id)).state == {"a": {"b": 5}}
