@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gecko.api.deps import GeckoContext
 from gecko.api.problems import ProblemError, problem_response
-from gecko.api.routes import compat, health, session_views, sessions, toolkits, tools
+from gecko.api.routes import compat, health, session_views, sessions, toolkits, tools, ui
 from gecko.api.security import ApiKeyMiddleware
 from gecko.mcp.http import McpHttpEndpoint, mcp_routes
 from gecko.pipeline.engines import build_engines, close_engines
@@ -94,7 +94,8 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     app.state.gecko = ctx
     # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
     app.router.routes.extend(mcp_routes(mcp))
-    for router in (tools.router, health.router, toolkits.router, compat.router, session_views.router,
+    # the viewer before the tool route: `POST /ui/login` has the shape of `POST /{toolkit}/{operationId}`
+    for router in (ui.router, tools.router, health.router, toolkits.router, compat.router, session_views.router,
                    sessions.router, tools.fallback_router):
         app.include_router(router)
     _install_error_handlers(app, ctx.store.unavailable_errors)

@@ -11,7 +11,9 @@ problem detail) and a valid one.
 Part 2: starts Gecko (rules, `--state-model none`) on the BFCL single-turn toolkits of the first 20
 simple_python tasks, runs `run_bfcl_single.py --category simple_python --num-tasks 20` with the scripted
 noisy agent (seeded errors, no model) at `--max-retries 0` (no GATS) and `--max-retries 2`, and prints
-both accuracies (official checker) and what GATS fixed.
+both accuracies (official checker) and what GATS fixed. Gecko's state (sessions, GATS forks with their verdicts
+and feedback) and those toolkits stay in `results/demo/`; the demo ends with the command that serves them in
+the browser viewer (`/ui`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from utils.procs import gecko_server
 
 BFCL_TOOLKITS = DATA_DIR / "bfcl" / "openapi" / "single_turn"
 DEMO_TASKS = 20
+DEMO_DIR = REPO_ROOT / "results" / "demo"
+"""What the GATS part leaves for the viewer: `toolkits/` and Gecko's `state/` (replaced on every run)."""
 
 
 def show(title: str, response: httpx.Response) -> None:
@@ -79,15 +83,15 @@ def bfcl_demo() -> None:
         print("\nBFCL toolkits not built (make toolkits); skipping the GATS demo.")
         return
     print(f"\n=== GATS on BFCL simple_python (first {DEMO_TASKS} tasks, scripted-noisy agent, no model) ===")
-    with tempfile.TemporaryDirectory() as work:
-        toolkits = Path(work) / "toolkits"
-        toolkits.mkdir()
-        for index in range(DEMO_TASKS):  # only these tasks' toolkits, so Gecko starts in a second
-            shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", toolkits)
-        with gecko_server([toolkits], workers=2, state_dir=Path(work) / "state",
-                          extra=["--state-model", "none"]) as url:
-            baseline = _bfcl_run(url, Path(work) / "retries0", 0)
-            gats = _bfcl_run(url, Path(work) / "retries2", 2)
+    shutil.rmtree(DEMO_DIR, ignore_errors=True)
+    toolkits = DEMO_DIR / "toolkits"
+    toolkits.mkdir(parents=True)
+    for index in range(DEMO_TASKS):  # only these tasks' toolkits, so Gecko starts in a second
+        shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", toolkits)
+    with tempfile.TemporaryDirectory() as work, gecko_server([toolkits], workers=2, state_dir=DEMO_DIR / "state",
+                                                             extra=["--state-model", "none"]) as url:
+        baseline = _bfcl_run(url, Path(work) / "retries0", 0)
+        gats = _bfcl_run(url, Path(work) / "retries2", 2)
     print(f"\naccuracy without GATS (--max-retries 0): {baseline['accuracy']:.2f}")
     print(f"accuracy with GATS    (--max-retries 2): {gats['accuracy']:.2f}")
     injected: Counter[str] = Counter()
@@ -101,6 +105,10 @@ def bfcl_demo() -> None:
             print(f"  {trace['id']:<18} {error['kind']:<17} {error['description'][:60]:<60} -> {verdict}; "
                   f"attempts {len(trace['attempts'])}, {'correct' if trace['valid'] else 'wrong'}")
     print("\nby kind: " + ", ".join(f"{kind} {fixed[kind]}/{count} fixed" for kind, count in sorted(injected.items())))
+    relative = DEMO_DIR.relative_to(REPO_ROOT)
+    print("\nSee every session, GATS attempt, verdict and the feedback between attempts in your browser:\n"
+          f"  .venv/bin/gecko serve --schemas-dir {relative}/toolkits --state-dir {relative}/state\n"
+          "  then open http://127.0.0.1:8000/ui")
 
 
 def main() -> int:

@@ -1,10 +1,8 @@
 """The viewer's page: one HTML shell and its static files (no CDN, nothing fetched from outside).
 
-The same page serves two data sources (`data-mode` on `<body>`):
-
-- `live`: Gecko's own read-only API (`GET /sessions`, `/sessions/{id}`, `/history`, `/state`, `/diff`, `/tree`),
-  at `/ui` of a running Gecko (`gecko.api.routes.ui`);
-- `run`: a run directory's data (`/api/run`, `/api/tasks`, `/api/tasks/{key}`), served by `gecko view RUN_DIR`.
+`static/app.js` renders, from Gecko's own read-only API (`GET /sessions`, `/sessions/{id}`, `/history`,
+`/state`, `/diff`, `/tree`), the sessions list and one session (calls, fork tree with verdicts, checklist,
+state at any version and its diff); `gecko.api.routes.ui` serves it at `/ui`.
 """
 
 from __future__ import annotations
@@ -18,13 +16,13 @@ STATIC_FILES: dict[str, str] = {"app.js": "text/javascript; charset=utf-8", "app
 PAGE_TITLE = "Gecko viewer"
 
 
-def shell(mode: str, title: str = PAGE_TITLE, static_prefix: str = "/ui/static") -> str:
+def shell(title: str = PAGE_TITLE, static_prefix: str = "/ui/static") -> str:
     """The HTML page: the stylesheet, the script and an empty main element the script fills."""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title>"
-            f'<link rel="stylesheet" href="{static_prefix}/app.css"></head>'
-            f'<body data-mode="{html.escape(mode)}"><header id="top"><a href="#/" class="brand">Gecko</a>'
+            f'<link rel="icon" href="data:,"><link rel="stylesheet" href="{static_prefix}/app.css"></head>'
+            f'<body><header id="top"><a href="#/" class="brand">Gecko</a>'
             f'<span id="crumbs"></span></header><main id="app"><p class="muted">Loading…</p></main>'
             f'<script type="module" src="{static_prefix}/app.js"></script></body></html>')
 

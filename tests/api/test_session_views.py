@@ -80,6 +80,11 @@ def test_viewer_cookie_reads_but_never_writes(make_client) -> None:
     auth = {"Authorization": "Bearer s3cret"}
     base = client.post("/sessions", json={}, headers=auth).json()["session_id"]
     assert client.get("/sessions").status_code == 401
+    assert client.get("/ui", follow_redirects=False).headers["location"] == "/ui/login"
+    assert client.post("/ui/login", data={"key": "wrong"}).status_code == 401
+    signed_in = client.post("/ui/login", data={"key": "s3cret"}, follow_redirects=False)
+    assert signed_in.status_code == 303 and UI_COOKIE in signed_in.headers["set-cookie"]
+    assert "s3cret" not in signed_in.headers["set-cookie"] and "httponly" in signed_in.headers["set-cookie"].lower()
     cookies = {UI_COOKIE: ui_token("s3cret")}
     client.cookies.update(cookies)
     assert client.get("/sessions").status_code == 200
@@ -87,3 +92,16 @@ def test_viewer_cookie_reads_but_never_writes(make_client) -> None:
     assert client.post(f"/sessions/{base}/fork").status_code == 401  # read-only
     assert client.delete(f"/sessions/{base}").status_code == 401
     assert client.get("/toolkits").status_code == 401  # only the viewer's paths
+
+
+def test_viewer_page_and_its_files(client: TestClient) -> None:
+    page = client.get("/ui")
+    assert page.status_code == 200 and '<script type="module" src="/ui/static/app.js">' in page.text
+    assert "http" not in page.text.replace("http-equiv", "")  # nothing from outside
+    script = client.get("/ui/static/app.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert "innerHTML" not in script.text  # server data goes in as text only
+    assert client.get("/ui/static/app.css").status_code == 200
+    assert client.get("/ui/static/..%2Fapp.py").status_code == 404
+    assert client.get("/ui/static/missing.js").status_code == 404
+    assert "/ui" not in str(client.get("/openapi.json").json()["paths"])

@@ -27,7 +27,7 @@ _NO_STORE = {"cache-control": "no-store"}
 @router.get("/", response_class=HTMLResponse)
 async def page() -> HTMLResponse:
     """The viewer (a single page; the data comes from the session endpoints)."""
-    return HTMLResponse(shell("live"), headers=_NO_STORE)
+    return HTMLResponse(shell(), headers=_NO_STORE)
 
 
 @router.get("/static/{name}")

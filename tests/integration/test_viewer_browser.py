@@ -1,0 +1,165 @@
+"""The viewer in a real browser: headless Chromium (Debian's `chromium`, which `.ci/run` installs) driven by
+Playwright, on a real Gecko (2 workers, SQLite, an API key). A real GATS turn (`gats.run_turn` over HTTP)
+makes the sessions: a first attempt whose call is rejected and judged failed, then a second attempt, given the
+feedback, that passes. The tests assert on what the page renders and keep one screenshot per page under
+`test-artifacts/browser/` (or `$GECKO_TEST_ARTIFACTS/browser/`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gats import GatsConfig, TurnInput, run_turn
+from inference.agents import AgentRequest, AgentRun, AgentStep
+from inference.gecko import GeckoClient, GeckoSandbox, fetch_catalog
+from inference.tools import ToolCallRequest, ToolExecutor
+from utils.browser import CHROMIUM_ARGS, chromium_path
+from utils.paths import REPO_ROOT
+from utils.procs import gecko_server
+
+pytestmark = pytest.mark.slow
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency (make setup)")
+
+TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
+API_KEY = "viewer-test-key"
+ARTIFACTS = Path(os.environ.get("GECKO_TEST_ARTIFACTS", REPO_ROOT / "test-artifacts")) / "browser"
+TASK = "Write a note to buy milk"
+
+
+class TwoAttempts:
+    """Attempt 0 sends an empty title (rejected by the schema); attempt 1 sends a valid note."""
+
+    name = "two-attempts"
+
+    async def run(self, request: AgentRequest, tools: ToolExecutor) -> AgentRun:
+        title = "" if request.attempt == 0 else "Buy milk"
+        record = await tools.execute(ToolCallRequest("c0", self.tool, {"title": title, "body": "2 liters"}), 0)
+        return AgentRun(self.name, (AgentStep(0, None, (record,)),), "done", "Noted.", ())
+
+    tool = "create_note"
+
+
+async def _gats_turn(url: str) -> dict[str, Any]:
+    async with GeckoClient(url, api_key=API_KEY) as client:
+        base = await client.create_session({"toolkits": ["notes"], "labels": {"run": "browser", "task": "milk"}})
+        catalog = await fetch_catalog(client, ["notes"])
+        TwoAttempts.tool = next(spec.agent_name for spec in catalog.specs if spec.operation_id == "create_note")
+        turn = TurnInput(task=TASK, messages=({"role": "user", "content": TASK},), base_session_id=base.session_id)
+        result = await run_turn(turn, TwoAttempts(), GeckoSandbox(client), catalog, GatsConfig(max_retries=2))
+        assert [a.status for a in result.attempts] == ["failed", "success"]
+        return {"base": base.session_id}
+
+
+@pytest.fixture(scope="module")
+def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    browser_binary = chromium_path()
+    if browser_binary is None:
+        pytest.skip("chromium is not installed (CI installs Debian's chromium package)")
+    state = tmp_path_factory.mktemp("viewer")
+    with gecko_server([TOOLKITS], workers=2, state_dir=state, log_path=state / "server.log",
+                      env={"GECKO_API_KEY": API_KEY}) as url:
+        made = asyncio.run(_gats_turn(url))
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(browser_binary), args=list(CHROMIUM_ARGS))
+            try:
+                yield {"url": url, "browser": browser, **made}
+            finally:
+                browser.close()
+
+
+def _page(viewer: dict[str, Any]) -> Any:
+    page = viewer["browser"].new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.errors = errors
+    return page
+
+
+def _ready(page: Any) -> None:
+    page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+
+
+def _shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _sign_in(page: Any, url: str) -> None:
+    page.goto(f"{url}/ui")
+    page.wait_for_url(f"{url}/ui/login")  # the API key is needed first
+    page.fill("input[name=key]", "not the key")
+    page.click("button[type=submit]")
+    assert "not this server's API key" in page.inner_text("body")
+    page.fill("input[name=key]", API_KEY)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/ui")
+    _ready(page)
+    assert {error.split(": ")[-1] for error in page.errors} == {"the server responded with a status of 401 (Unauthorized)"}
+    page.errors.clear()  # the wrong key's answer (Chromium logs it more than once) was the only error
+
+
+def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
+    page = _page(viewer)
+    _sign_in(page, viewer["url"])
+    rows = page.locator("#sessions tbody tr")
+    assert rows.count() == 3  # the turn-start session and one fork per attempt
+    text = page.inner_text("#sessions")
+    assert "attempt=0" in text and "attempt=1" in text and "run=browser" in text
+    statuses = [rows.nth(i).locator(".badge").inner_text() for i in range(3)]
+    assert statuses == ["success", "failed", "new"]  # newest first
+    _shot(page, "sessions")
+    page.select_option("select[name=status]", "failed")
+    page.click("#filters button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#sessions tbody tr').length === 1")
+    assert "attempt=0" in page.inner_text("#sessions")
+    assert page.errors == []
+
+
+def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
+    page = _page(viewer)
+    _sign_in(page, viewer["url"])
+    page.click(f"#sessions tr[data-session='{viewer['base']}'] a")
+    _ready(page)
+    assert not {"null", "undefined", "NaN"} & set(page.inner_text("main").split())
+    tree = page.locator("#tree")
+    assert tree.locator(".node").count() == 3
+    first, second = tree.locator(".node").nth(1), tree.locator(".node").nth(2)
+    assert "attempt 0" in first.inner_text() and "failed" in first.inner_text()
+    assert "attempt 1" in second.inner_text() and "success" in second.inner_text()
+    tree.locator("details.note summary").click()  # the feedback attempt 1 was given
+    feedback = tree.locator("details.note pre").inner_text()
+    assert "create_note" in feedback and "title" in feedback
+    _shot(page, "turn")
+
+    first.locator("a").click()  # into the failing attempt
+    _ready(page)
+    assert page.locator("#facts").inner_text().count("failed") == 1
+    call = page.locator("#timeline details.call").first
+    assert "422" in call.locator("summary").inner_text()
+    call.locator("summary").click()
+    body = call.locator(".body").inner_text()
+    assert "at least 1 characters" in body and "/title" in body
+    judged = page.locator("#timeline details.call[data-tool='#judge']")
+    assert "failed" in judged.locator("summary").inner_text()
+    assert "failed" in page.locator("#checklist").inner_text()
+    _shot(page, "attempt-failed")
+
+    page.go_back()
+    _ready(page)
+    page.locator("#tree .node").nth(2).locator("a").click()  # the passing attempt
+    _ready(page)
+    assert "success" in page.locator("#checklist").inner_text()
+    page.wait_for_selector("#diff")
+    diff = page.inner_text("#diff")
+    assert "add" in diff and "Buy milk" in diff
+    page.select_option("#version", "0")
+    _ready(page)
+    assert page.locator("#diff").count() == 0 and "Buy milk" not in page.inner_text("#state")
+    _shot(page, "attempt-passed")
+    assert page.errors == []
