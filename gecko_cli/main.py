@@ -7,6 +7,7 @@ gecko convert …      tool definitions → OpenAPI toolkits (gecko.convert.cli)
 gecko verify …       tool-call dataset verification (gecko.verify.cli)
 gecko <benchmark> …  run a registered benchmark (benchmarks.registry: bfcl, bfcl-multi, tau2) on the shared runner
 gecko score RUN_DIR  write a run's official files again from its checkpoint and score them
+gecko report RUN_DIR [RUN_DIR…]  a self-contained report.html with plots, runs side by side
 gecko toolkits       build the benchmark toolkits (what `make toolkits` does)
 ```
 
@@ -48,6 +49,12 @@ def _score(argv: list[str]) -> int:
     return score_command(argv, load_benchmark)
 
 
+def _report(argv: list[str]) -> int:
+    from benchmarks.runner.report_html import report_command
+
+    return report_command(argv)
+
+
 def _toolkits(argv: list[str]) -> int:
     from gecko_cli.toolkits import main
 
@@ -68,6 +75,7 @@ COMMANDS: dict[str, tuple[str, Command]] = {
     "verify": ("verify a tool-call dataset (OpenAI chat, xLAM, BFCL JSON Lines) by replaying it in Gecko", _verify),
     **{name: (registration.help, _benchmark(name)) for name, registration in BENCHMARKS.items()},
     "score": ("write a run directory's official files again from its checkpoint and score them", _score),
+    "report": ("write a self-contained report.html (plots) of one or more run directories, side by side", _report),
     "toolkits": ("build the benchmark toolkits (BFCL single- and multi-turn, tau2 mock)", _toolkits),
 }
 """Command name → (help line, function of the remaining arguments returning the exit code)."""

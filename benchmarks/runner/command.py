@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -160,7 +161,19 @@ def run_command(command: BenchmarkCommand, argv: Sequence[str] | None = None, *,
         print("\ninterrupted before any task ran", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(format_table(summary))
+    _print_report(summary.run_dir)
     return summary.exit_code
+
+
+def _print_report(run_dir: Path) -> None:
+    """Write the run's report.html and print its path (a report that cannot be made never fails the run)."""
+    from benchmarks.runner.report_html import write_report
+
+    try:
+        print(f"report:  {write_report([run_dir])}")
+    except Exception as exc:  # noqa: BLE001 - the run's results are saved; the report is a convenience
+        logging.getLogger(__name__).warning("could not write the report of %s: %s", run_dir, exc)
+        print(f"report:  not written ({exc}); try `gecko report {run_dir}`", file=sys.stderr)
 
 
 def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkCommand]) -> int:

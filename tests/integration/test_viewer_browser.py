@@ -1,13 +1,17 @@
 """The viewer in a real browser: headless Chromium (Debian's `chromium`, which `.ci/run` installs) driven by
 Playwright, on a real Gecko (2 workers, SQLite, an API key). A real GATS turn (`gats.run_turn` over HTTP)
 makes the sessions: a first attempt whose call is rejected and judged failed, then a second attempt, given the
-feedback, that passes. The tests assert on what the page renders and keep one screenshot per page under
+feedback, that passes. Two BFCL runs (scripted-noisy agent, without and with retries) make a side-by-side run
+report. The tests assert on what the pages render and keep one screenshot per page under
 `test-artifacts/browser/` (or `$GECKO_TEST_ARTIFACTS/browser/`)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +23,7 @@ from inference.agents import AgentRequest, AgentRun, AgentStep
 from inference.gecko import GeckoClient, GeckoSandbox, fetch_catalog
 from inference.tools import ToolCallRequest, ToolExecutor
 from utils.browser import CHROMIUM_ARGS, chromium_path
-from utils.paths import REPO_ROOT
+from utils.paths import DATA_DIR, REPO_ROOT
 from utils.procs import gecko_server
 
 pytestmark = pytest.mark.slow
@@ -29,6 +33,8 @@ TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
 API_KEY = "viewer-test-key"
 ARTIFACTS = Path(os.environ.get("GECKO_TEST_ARTIFACTS", REPO_ROOT / "test-artifacts")) / "browser"
 TASK = "Write a note to buy milk"
+BFCL_TOOLKITS = DATA_DIR / "bfcl" / "openapi" / "single_turn"
+BFCL_TASKS = 6
 
 
 class TwoAttempts:
@@ -61,9 +67,15 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     if browser_binary is None:
         pytest.skip("chromium is not installed (CI installs Debian's chromium package)")
     state = tmp_path_factory.mktemp("viewer")
+    bfcl = state / "bfcl-toolkits"
+    bfcl.mkdir()
+    for index in range(BFCL_TASKS):  # a few BFCL tasks for a real run (and its report)
+        if (BFCL_TOOLKITS / f"simple_python_{index}.json").exists():
+            shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", bfcl)
     with gecko_server([TOOLKITS], workers=2, state_dir=state, log_path=state / "server.log",
                       env={"GECKO_API_KEY": API_KEY}) as url:
         made = asyncio.run(_gats_turn(url))
+        made["runs"], made["bfcl_toolkits"] = state / "runs", bfcl
         with playwright_api.sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(browser_binary), args=list(CHROMIUM_ARGS))
             try:
@@ -107,6 +119,8 @@ def _sign_in(page: Any, url: str) -> None:
 def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
     page = _page(viewer)
     _sign_in(page, viewer["url"])
+    page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser")
+    _ready(page)
     rows = page.locator("#sessions tbody tr")
     assert rows.count() == 3  # the turn-start session and one fork per attempt
     text = page.inner_text("#sessions")
@@ -117,6 +131,7 @@ def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
     page.select_option("select[name=status]", "failed")
     page.click("#filters button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#sessions tbody tr').length === 1")
+    assert "label=run%3Dbrowser" in page.url and "status=failed" in page.url
     assert "attempt=0" in page.inner_text("#sessions")
     assert page.errors == []
 
@@ -124,6 +139,8 @@ def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
 def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     page = _page(viewer)
     _sign_in(page, viewer["url"])
+    page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser")
+    _ready(page)
     page.click(f"#sessions tr[data-session='{viewer['base']}'] a")
     _ready(page)
     assert not {"null", "undefined", "NaN"} & set(page.inner_text("main").split())
@@ -162,4 +179,49 @@ def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     _ready(page)
     assert page.locator("#diff").count() == 0 and "Buy milk" not in page.inner_text("#state")
     _shot(page, "attempt-passed")
+    assert page.errors == []
+
+
+def test_a_run_report_with_plots(viewer: dict[str, Any]) -> None:
+    if not (BFCL_TOOLKITS / "simple_python_0.json").exists():
+        pytest.skip("BFCL toolkits are not built (make toolkits)")
+    runs = viewer["runs"]
+    bfcl_state = viewer["runs"].parent / "bfcl-state"
+    with gecko_server([viewer["bfcl_toolkits"]], workers=2, state_dir=bfcl_state, extra=["--state-model", "none"],
+                      env={"GECKO_API_KEY": API_KEY}) as bfcl_url:  # BFCL single-turn: no state model
+        for retries in ("0", "2"):
+            done = subprocess.run(
+                [sys.executable, str(REPO_ROOT / "run_bfcl_single.py"), "--category", "simple_python", "--num-tasks",
+                 str(BFCL_TASKS), "--model", "scripted-noisy", "--max-retries", retries, "--gecko-url", bfcl_url,
+                 "--gecko-api-key", API_KEY, "--output-dir", str(runs / retries), "--no-progress"],
+                capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+            (run_dir,) = (runs / retries).iterdir()
+            assert f"report:  {run_dir / 'report.html'}" in done.stdout  # the runner prints where its report is
+    (baseline,), (gats,) = (runs / "0").iterdir(), (runs / "2").iterdir()
+    report = runs / "side-by-side.html"
+    done = subprocess.run([sys.executable, "-m", "gecko_cli", "report", str(gats), str(baseline), "-o", str(report)],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
+    assert done.returncode == 0 and str(report) in done.stdout, done.stderr
+    page = _page(viewer)
+    page.goto(report.as_uri())
+    titles = [t.strip() for t in page.locator("svg .title").all_text_contents()]
+    assert {"Accuracy per category", "Task latency (seconds, tasks per bin)"} <= set(titles), titles
+    assert any(title.startswith("Accuracy by retry budget") for title in titles)
+    accuracy = page.locator("svg").nth(0)
+    legend = " ".join(accuracy.locator(".legends").all_text_contents())
+    assert gats.name in legend and baseline.name in legend  # two runs side by side
+    bars = accuracy.locator("rect.rect")
+    assert bars.count() == 2  # one category, one bar per run
+    overview = page.locator("table").nth(0).locator("tr")
+    shown = [float(overview.nth(i).inner_text().split("\t")[8].rstrip("%")) for i in (1, 2)]
+    heights = [bars.nth(i).bounding_box()["height"] for i in (0, 1)]
+    assert shown[0] >= shown[1] and heights[0] > 0  # the GATS run scores at least the baseline
+    if shown[1] > 0:  # bar heights as drawn follow the accuracies in the table
+        assert abs(heights[0] / heights[1] - shown[0] / shown[1]) < 0.05
+    budget_rows = page.locator("table").nth(1).locator("tr")
+    assert budget_rows.count() == 1 + 3 + 1  # header, 3 budgets of the GATS run, 1 of the baseline
+    first, baseline_row = budget_rows.nth(1).inner_text(), budget_rows.nth(4).inner_text()
+    assert first.split("\t")[2] == baseline_row.split("\t")[2]  # budget 0 of the GATS run = the baseline run
+    _shot(page, "report")
     assert page.errors == []

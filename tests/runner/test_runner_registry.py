@@ -32,7 +32,7 @@ def test_every_registered_benchmark_loads_and_builds_its_command_line(name: str)
 def test_gecko_lists_its_commands_and_refuses_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
     assert gecko_main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert all(f"  {name} " in out for name in ("serve", "convert", "score", "toolkits", *BENCHMARKS))
+    assert all(f"  {name} " in out for name in ("serve", "convert", "score", "report", "toolkits", *BENCHMARKS))
     assert gecko_main(["frobnicate"]) == 2 and "unknown command" in capsys.readouterr().err
     assert gecko_main([]) == 2
 
@@ -42,6 +42,8 @@ def test_gecko_tau2_run_then_score_again(tmp_path: Path, capsys: pytest.CaptureF
             "--no-progress", "--no-cache"]
     assert gecko_main(args) == 0
     (run_dir,) = tmp_path.iterdir()
+    assert f"report:  {run_dir / 'report.html'}" in capsys.readouterr().out  # the runner writes the report
+    assert "<svg" in (run_dir / "report.html").read_text()
     results = run_dir / "results.json"
     before = json.loads(results.read_text())
     results.unlink()
