@@ -251,11 +251,13 @@ class RedisStore(SessionStore):
         else:
             driver = self._index(f"st:{query.status}" if query.status else "all")
         top = "+inf" if query.cursor is None else repr(query.cursor[0])
-        now, found, examined, skip = time.time(), [], 0, 0
+        now, examined, skip = time.time(), 0, 0
+        found: list[SessionSummary] = []
         stopped_at: tuple[float, str] | None = None
         batch = min(max(query.limit * 2, 64), 1000)
         while len(found) <= query.limit:
-            rows = await self._client.zrevrangebyscore(driver, top, "-inf", start=skip, num=batch, withscores=True)
+            rows: list[Any] = await self._client.zrevrangebyscore(driver, top, "-inf", start=skip, num=batch,
+                                                                  withscores=True)
             if not rows:
                 break
             skip += len(rows)
@@ -308,7 +310,7 @@ class RedisStore(SessionStore):
         gone = await self._client.zrangebyscore(key, "-inf", time.time())
         for sid in gone:  # Redis expiry already removed most keys; this catches anything left behind
             await self._client.delete(*self._keys(sid))  # type: ignore[arg-type]  # str replies (decode_responses)
-            await self._unindex(sid)
+            await self._unindex(str(sid))
         if gone:
             await self._client.zrem(key, *gone)
         return len(gone)

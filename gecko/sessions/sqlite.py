@@ -193,7 +193,8 @@ class SqliteStore(SessionStore):
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
         now = time.time()
-        where, params = ["s.expires >= ?"], [now]
+        where: list[str] = ["s.expires >= ?"]
+        params: list[Any] = [now]
         if query.tags:  # walk the first tag's index; the other tags are looked up per candidate
             source, order = "tags t JOIN sessions s ON s.id = t.session_id", ("t.created", "t.session_id")
             where.append("t.tag = ?")

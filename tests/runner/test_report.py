@@ -32,7 +32,8 @@ def _run_dir(root: Path, name: str, retries: int, tasks: list[tuple[str, str, st
     path.mkdir()
     (path / "config.json").write_text(json.dumps({"benchmark": "bfcl", "config": {"model": "m",
                                                                                   "max_retries": retries}}))
-    lines, traces = [], {}
+    lines: list[str] = []
+    traces: dict[str, list[str]] = {}
     for key, group, status, score, attempts, best in tasks:
         usage = [{"role": "planner", "input_tokens": 10, "output_tokens": 5, "cost_usd": 0.01}] * len(attempts)
         lines.append(json.dumps({"key": key, "group": group, "status": "pending", "score": None}))  # superseded

@@ -11,7 +11,13 @@ from fastapi import APIRouter, Query
 
 from gecko.api.deps import ContextDep
 from gecko.api.problems import ProblemError
-from gecko.api.view_models import DiffPublic, SessionListPublic, TreeNodePublic, TreePublic
+from gecko.api.view_models import (
+    DiffPublic,
+    SessionListPublic,
+    SessionSummaryPublic,
+    TreeNodePublic,
+    TreePublic,
+)
 from gecko.sessions.listing import (
     JUDGE_ENTRY,
     STATUSES,
@@ -74,7 +80,7 @@ async def list_sessions(
 ) -> SessionListPublic:
     """Live sessions, newest first, one page at a time (keyset pages: cheap at any depth)."""
     page = await ctx.store.list_sessions(_query(label, toolkit, status, parent, limit, cursor))
-    return SessionListPublic(sessions=[s.public() for s in page.sessions], next_cursor=encode_cursor(page.next_cursor),
+    return SessionListPublic(sessions=[SessionSummaryPublic.model_validate(s.public()) for s in page.sessions], next_cursor=encode_cursor(page.next_cursor),
                              total=page.total)
 
 
