@@ -20,6 +20,9 @@ from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings
 
 log = logging.getLogger("gecko")
+WORKER_START_TIMEOUT_S = 60
+"""How long uvicorn's supervisor waits for a worker to start or answer its health ping before restarting it
+(uvicorn's default, 5 s, restarts every worker forever on a loaded machine, where importing the app takes longer)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,5 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
              settings.workers, settings.role_models())
     uvicorn.run("gecko.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, log_level=settings.log_level, access_log=False, http=HTTP_PROTOCOL)
+                workers=settings.workers, log_level=settings.log_level, access_log=False, http=HTTP_PROTOCOL,
+                timeout_worker_healthcheck=WORKER_START_TIMEOUT_S)
     return 0
