@@ -24,7 +24,7 @@ from gecko.pipeline.engines import build_engines, close_engines
 from gecko.pipeline.faults import FaultPolicies
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
-from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict, VersionGone
+from gecko.sessions.model import SessionBusy, SessionNotFound, StateUnreadable, VersionConflict, VersionGone
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
@@ -147,6 +147,10 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
     @app.exception_handler(SessionBusy)
     async def _busy(request: Request, exc: SessionBusy) -> Response:
         return problem_response(503, "Session busy", str(exc), "session-busy", headers={"Retry-After": "1"})
+
+    @app.exception_handler(StateUnreadable)
+    async def _unreadable(request: Request, exc: StateUnreadable) -> Response:
+        return problem_response(422, "State too deep", str(exc), "state-too-deep")
 
     @app.exception_handler(VersionConflict)
     async def _conflict(request: Request, exc: VersionConflict) -> Response:

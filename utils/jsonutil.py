@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import orjson
@@ -27,6 +28,16 @@ def dumps_compact(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+_LONG_DIGITS = re.compile(rb"\d{19}")
+"""A run of 19+ digits: possibly an integer orjson would turn into a float (|n| ≥ 2^63)."""
+
+
+def may_hold_big_integers(data: bytes) -> bool:
+    """True when JSON text may hold an integer that orjson would round to a float (it has a long digit run)."""
+    return _LONG_DIGITS.search(data) is not None
+
+
 def loads(text: str | bytes) -> Any:
-    """Parse JSON text (orjson)."""
-    return orjson.loads(text)
+    """Parse JSON text, integers exact: orjson, or the standard parser for text with integers orjson would round."""
+    data = text.encode() if isinstance(text, str) else text
+    return json.loads(data) if may_hold_big_integers(data) else orjson.loads(data)

@@ -19,6 +19,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from utils.faults.policy import load_policy
+from utils.jsonlimits import READABLE_DEPTH, JsonLimits
 from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
 from utils.roles import (
     ENGINE_NONE,
@@ -141,6 +142,14 @@ class Settings(BaseSettings):
     """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
     max_body_bytes: int = Field(1 * MiB, gt=0)
     """Largest accepted request body; larger bodies get 413."""
+    max_json_depth: int = Field(64, ge=1, le=READABLE_DEPTH - 64)
+    """Deepest nesting of objects and arrays in a request body (413 beyond); at most 128, so that whatever is stored can be read back."""
+    max_array_items: int = Field(10_000, ge=1)
+    """Most items of one array in a request body (413 beyond)."""
+    max_json_nodes: int = Field(100_000, ge=1)
+    """Most JSON values (objects, arrays, strings, numbers, booleans, nulls) in one request body (413 beyond)."""
+    max_string_chars: int = Field(100_000, ge=1)
+    """Longest string or object key in a request body, in characters (413 beyond)."""
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
     """Log level of the server and uvicorn."""
     llm_cache: Annotated[bool, Flag("--no-cache")] = True
@@ -199,6 +208,11 @@ class Settings(BaseSettings):
             host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
             self.gecko_url = f"http://{host}:{self.port}"
         return self
+
+    def json_limits(self) -> JsonLimits:
+        """The limits every request body is checked against after parsing."""
+        return JsonLimits(max_depth=self.max_json_depth, max_array_items=self.max_array_items,
+                          max_nodes=self.max_json_nodes, max_string_chars=self.max_string_chars)
 
     def sqlite_path(self) -> Path:
         """Path of the SQLite session DB (only meaningful for sqlite stores)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -14,11 +13,16 @@ from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import Engines
 from gecko.sessions.store import SessionStore
 from gecko.toolkits.registry import ToolkitRegistry
-from utils.jsonutil import loads
+from utils.jsonlimits import JsonLimitExceeded, JsonValueRejected, LimitName, parse_json
 from utils.settings import Settings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 SESSION_HEADER = "X-Session-ID"
+MAX_INT64 = 2**63 - 1
+"""Largest integer a query parameter (offset, limit, version) takes: the stores' integer range."""
+LIMIT_FLAGS: dict[LimitName, str] = {"depth": "--max-json-depth", "array_items": "--max-array-items",
+                                     "nodes": "--max-json-nodes", "string_chars": "--max-string-chars"}
+"""The server flag of each JSON limit, named in the 413 that it causes."""
 
 
 @dataclass
@@ -60,7 +64,8 @@ def _is_json(content_type: str) -> bool:
 
 
 async def read_json(request: Request, *, default: Any = None) -> Any:
-    """The request's JSON body: 415 for another content type, 413 when too large, 400 when malformed."""
+    """The request's JSON body: 415 for another content type, 413 when too large (bytes or a JSON limit), 400
+    when malformed, 422 for a lone surrogate or a non-finite number."""
     limit = request.app.state.gecko.settings.max_body_bytes
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
@@ -85,11 +90,14 @@ async def read_json(request: Request, *, default: Any = None) -> Any:
                            f"send the body as application/json (got {content_type or 'no content type'})",
                            "unsupported-media-type")
     try:
-        return loads(raw)  # orjson; the standard parser below also takes what orjson refuses (huge integers)
-    except ValueError:
-        pass
-    try:
-        return json.loads(raw)
+        return parse_json(raw, request.app.state.gecko.settings.json_limits())
+    except JsonLimitExceeded as exc:
+        raise ProblemError(413, "Payload too large", f"request body has {exc}; this server accepts no more "
+                           f"({LIMIT_FLAGS[exc.limit]})", "body-limit-exceeded", limit=exc.limit,
+                           maximum=exc.maximum, pointer=exc.pointer) from exc
+    except JsonValueRejected as exc:
+        raise ProblemError(422, "Invalid JSON value", str(exc), "invalid-json-value",
+                           errors=[{"pointer": exc.pointer, "keyword": exc.keyword, "message": str(exc)}]) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise bad_request(f"request body is not valid JSON: {exc}", kind="malformed-json") from exc
 

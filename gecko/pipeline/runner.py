@@ -35,9 +35,11 @@ from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
 from utils.faults import ServiceError, with_notice
+from utils.jsonlimits import READABLE_DEPTH, is_readable
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
+_UNREADABLE_STATE = f"the updated state nests deeper than {READABLE_DEPTH} levels; it was not stored"
 
 
 @dataclass
@@ -183,6 +185,9 @@ class CallRunner:
             commit.history["engines"]["state"] = state_info
             commit.history["timings_ms"]["state"] = _ms(started)
             commit.history["usage"] = pending.ctx.usage
+            if change is not None and not is_readable(change.state):
+                state_info = {**state_info, "error": _UNREADABLE_STATE}
+                change = None
             if change is not None:
                 commit.state, commit.patch = change.state, None if pending.whole_state else change.patch
             commit.history["state_version"] = record.version + (commit.state is not None)
@@ -264,7 +269,7 @@ class CallRunner:
                          engines={"responder": synthesis.engine, "fallback": None, "state": {"engine": None}},
                          timings_ms=timings, usage=usage)
             return CallOutcome(synthesis.status, body, semantic=verdict, tool_error=True), Commit(history=entry), None
-        if not operation.response_is_valid(body):
+        if not operation.response_is_valid(body) or not is_readable(body):
             body = synthesize_rules(operation, arguments, call_seed(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)
@@ -287,6 +292,9 @@ class CallRunner:
             t = time.perf_counter()
             change = await updater.update(ctx, body)
             timings["state"] = _ms(t)
+            if change is not None and not is_readable(change.state):
+                entry["engines"]["state"] = {"engine": change.engine, "error": _UNREADABLE_STATE}
+                change = None
             if change is not None:
                 commit.state, commit.patch = change.state, None if changed is not None else change.patch
                 entry["engines"]["state"] = {"engine": change.engine, "fallback": change.fallback,

@@ -20,6 +20,10 @@ class VersionGone(LookupError):
     """The state version asked for is outside the retention window (or was never made)."""
 
 
+class StateUnreadable(ValueError):
+    """A state that could not be read back once stored (nested too deep for the serializers)."""
+
+
 class VersionConflict(RuntimeError):
     """Compare-and-set failed: the state changed since it was read."""
 

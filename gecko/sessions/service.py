@@ -6,11 +6,24 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, new_session_id
+from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, StateUnreadable, new_session_id
 from gecko.sessions.store import SessionStore
+from utils.jsonlimits import READABLE_DEPTH, is_readable
+
+
+def _ensure_readable(state: dict[str, Any]) -> None:
+    if not is_readable(state):
+        raise StateUnreadable(f"the state would nest deeper than {READABLE_DEPTH} levels and could not be read "
+                              "back; it was not stored")
 
 
 async def create_session(store: SessionStore, config: dict[str, Any], state: dict[str, Any]) -> SessionRecord:
+    """Store a new session; nothing is stored when its state could not be read back.
+
+    Raises:
+        StateUnreadable: the state nests deeper than `READABLE_DEPTH`.
+    """
+    _ensure_readable(state)
     record = SessionRecord(id=new_session_id(), config=config, state=state)
     await store.create(record)
     return record
@@ -53,12 +66,17 @@ async def mutate_session(
     """Run `change` holding the session (queued like a tool call) and commit what it returns.
 
     Returns (record read, with the new state if any; new version).
+
+    Raises:
+        StateUnreadable: the new state nests deeper than `READABLE_DEPTH` (nothing is committed).
     """
     async with store.holding(session_id) as hold:
         record = await store.read(hold)
         if record is None:
             raise SessionNotFound(session_id)
         commit = await change(record)
+        if commit.state is not None:
+            _ensure_readable(commit.state)
         if commit.history is not None and commit.state is not None:
             commit.history["state_version"] = record.version + 1
         version = await store.commit(hold, record, commit)

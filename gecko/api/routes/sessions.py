@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 
-from gecko.api.deps import ContextDep, parse_body
+from gecko.api.deps import MAX_INT64, ContextDep, parse_body
 from gecko.api.models import (
     ChecklistPublic,
     ChecklistRequest,
@@ -91,7 +91,7 @@ async def read(session_id: str, ctx: ContextDep) -> SessionPublic:
 
 @router.get("/{session_id}/history")
 async def history(session_id: str, ctx: ContextDep, limit: int = Query(100, ge=1, le=10000),
-                  offset: int = Query(0, ge=0)) -> dict[str, Any]:
+                  offset: int = Query(0, ge=0, le=MAX_INT64)) -> dict[str, Any]:
     """Every call of the session: request, validation outcome, response, engines, timings, usage."""
     await load(ctx, session_id)
     calls = await ctx.store.history(session_id, limit, offset)
@@ -99,7 +99,7 @@ async def history(session_id: str, ctx: ContextDep, limit: int = Query(100, ge=1
 
 
 @router.get("/{session_id}/state")
-async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query(None, ge=0)) -> dict[str, Any]:
+async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query(None, ge=0, le=MAX_INT64)) -> dict[str, Any]:
     """The current state, or the state at `version` (rebuilt from its checkpoint and deltas).
 
     A version outside the retention window (`--max-versions`) is a 404 naming the versions kept.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from gecko.api.deps import ContextDep
+from gecko.api.deps import MAX_INT64, ContextDep
 from gecko.api.problems import not_found
 from gecko.toolkits.resources import bindings_public
 
@@ -15,7 +15,7 @@ router = APIRouter(tags=["toolkits"])
 async def list_toolkits(
     ctx: ContextDep,
     limit: int = Query(1000, ge=1, le=100000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_INT64),
     tools: bool = Query(True, description="include each toolkit's tools"),
 ) -> dict:
     names = list(ctx.registry.toolkits)

@@ -139,16 +139,20 @@ def _branch_hint(error: ValidationError) -> str:
 
 
 def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
-    """All violations of `arguments` against the operation's argument schema (empty list = valid)."""
-    if operation.args_check is not None and operation.args_check.is_valid(arguments):
+    """All violations of `arguments` against the operation's argument schema (empty list = valid), at most
+    `MAX_ERRORS`; the cost grows with the invalid parts of `arguments`, not with its size."""
+    check = operation.args_check
+    if check is not None and check.is_valid(arguments):
         return []
-    found: dict[tuple[str, str, str], Violation] = {}
-    errors = sorted(operation.args_validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    errors = check.iter_errors(arguments) if check is not None else operation.args_validator.iter_errors(arguments)
+    found: dict[tuple[str, str, str], tuple[list[str], Violation]] = {}
     for error in errors:
+        path = list(map(str, error.absolute_path))
         # jsonschema reports `required` once per missing name, each error carrying the whole list: keep one each
         for violation in _violations(error, operation.operation_id):
-            found.setdefault((violation.pointer, violation.keyword, violation.message), violation)
+            found.setdefault((violation.pointer, violation.keyword, violation.message), (path, violation))
         if len(found) >= MAX_ERRORS:
             break
-    return list(found.values())[:MAX_ERRORS]
+    ordered = sorted(found.values(), key=lambda item: item[0])
+    return [violation for _, violation in ordered][:MAX_ERRORS]
 
