@@ -1,11 +1,10 @@
-"""The FastAPI application factory: `create_app(settings)`; workers use `create_app_from_env()`."""
+"""The FastAPI application factory: `create_app(settings)` (workers get it through `gecko.workers.WorkerApp`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from collections.abc import AsyncIterator
 from importlib.metadata import PackageNotFoundError, version
@@ -14,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from gecko.api.deps import GeckoContext
 from gecko.api.problems import ProblemError, problem_response
@@ -35,7 +35,6 @@ from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
 log = logging.getLogger("gecko")
-SETTINGS_ENV = "GECKO_WORKER_SETTINGS"
 HEARTBEAT_SECONDS = 5.0
 
 
@@ -187,16 +186,14 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
         return problem_response(exc.status_code, "HTTP error", str(exc.detail), f"http-{exc.status_code}",
                                 headers=getattr(exc, "headers", None))
 
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> Response:
+        log.debug("client left during %s %s before sending its whole body", request.method, request.url.path)
+        return problem_response(408, "Request incomplete", "the client closed the connection (or was closed for "
+                                "being too slow) before sending the whole request", "request-incomplete")
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem_response(500, "Internal error", "the server failed on this request; see the server log",
                                 "internal-error")
-
-
-def create_app_from_env() -> FastAPI:
-    """Factory for uvicorn workers: settings come serialized from the launching process."""
-    raw = os.environ.get(SETTINGS_ENV)
-    settings = Settings.model_validate_json(raw) if raw else Settings()
-    logging.basicConfig(level=settings.log_level.upper() if settings.log_level != "trace" else "DEBUG")
-    return create_app(settings)

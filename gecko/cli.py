@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -12,17 +11,13 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from gecko.app import SETTINGS_ENV
 from gecko.pipeline.engines import build_engines
-from gecko.serving import HTTP_PROTOCOL
 from gecko.toolkits.loader import load_toolkits
+from gecko.workers import serve
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings
 
 log = logging.getLogger("gecko")
-WORKER_START_TIMEOUT_S = 60
-"""How long uvicorn's supervisor waits for a worker to start or answer its health ping before restarting it
-(uvicorn's default, 5 s, restarts every worker forever on a loaded machine, where importing the app takes longer)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"gecko: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
+    os.umask(settings.file_mask())  # before anything creates a file (session DB, caches)
     logging.basicConfig(level=logging.INFO if settings.log_level == "trace" else settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     started = time.perf_counter()
@@ -58,15 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ok: {len(registry.toolkits)} toolkits, {registry.tool_count} tools, "
               f"{time.perf_counter() - started:.2f}s")
         return 0
-    payload = settings.model_dump(mode="json")
-    if settings.api_key is not None:
-        payload["api_key"] = settings.api_key.get_secret_value()
-    os.environ[SETTINGS_ENV] = json.dumps(payload)
-    import uvicorn
-
     log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
              settings.workers, settings.role_models())
-    uvicorn.run("gecko.app:create_app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, log_level=settings.log_level, access_log=False, http=HTTP_PROTOCOL,
-                timeout_worker_healthcheck=WORKER_START_TIMEOUT_S)
+    serve(settings)
     return 0

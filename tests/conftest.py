@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,15 @@ from utils.settings import Settings
 TESTS_DIR = Path(__file__).resolve().parent
 TOOLKITS_DIR = TESTS_DIR / "data" / "openapi"
 INVALID_DIR = TESTS_DIR / "data" / "invalid"
+
+
+@pytest.fixture(autouse=True)
+def _keep_umask() -> Iterator[None]:
+    """CLIs under test set the process umask (`--umask`); give the next test the one it had."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)
 
 
 @pytest.fixture

@@ -26,15 +26,17 @@ def free_port() -> int:
 
 
 def wait_healthy(url: str, timeout: float = 60.0, expect_workers: int | None = None,
-                 proc: subprocess.Popen | None = None) -> dict:
-    """Poll `GET {url}/health` until it answers (and reports `expect_workers` live workers)."""
+                 proc: subprocess.Popen | None = None, api_key: str | None = None) -> dict:
+    """Poll `GET {url}/health` until it answers (and reports `expect_workers` live workers; a server with an API
+    key reports them only to a caller with `api_key`)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     deadline = time.monotonic() + timeout
     last = "no answer"
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"server exited with code {proc.returncode} before becoming healthy")
         try:
-            body = httpx.get(f"{url}/health", timeout=2.0).json()
+            body = httpx.get(f"{url}/health", timeout=2.0, headers=headers).json()
             if expect_workers is None or body.get("workers", {}).get("live", 0) >= expect_workers:
                 return body
             last = f"{body.get('workers')}"
@@ -63,11 +65,12 @@ def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
 def gecko_server(
     schemas_dirs: list[Path], *, workers: int = 2, state_dir: Path, extra: list[str] | None = None,
     env: dict[str, str] | None = None, log_path: Path | None = None, timeout: float = 90.0,
-    host: str = "127.0.0.1", prefix: list[str] | None = None,
+    host: str = "127.0.0.1", prefix: list[str] | None = None, api_key: str | None = None,
 ) -> Iterator[str]:
     """Run `run_gecko_server.py` on a free port of `host` (loopback by default); yield its base URL.
 
-    `prefix` runs the server through another command, e.g. `ip netns exec NAME` (see `utils.netns`).
+    `prefix` runs the server through another command, e.g. `ip netns exec NAME` (see `utils.netns`);
+    `api_key` is given to the server in `GECKO_API_KEY` (never on its command line).
     """
     port = free_port()
     cmd = [*(prefix or []), sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--port", str(port),
@@ -78,10 +81,11 @@ def gecko_server(
     log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below
     proc = subprocess.Popen(cmd, stdout=log if log is not None else subprocess.DEVNULL, stderr=subprocess.STDOUT,
                             start_new_session=True,
-                            env={**os.environ, **(env or {})}, cwd=REPO_ROOT)
+                            env={**os.environ, **(env or {}), **({"GECKO_API_KEY": api_key} if api_key else {})},
+                            cwd=REPO_ROOT)
     url = f"http://{host}:{port}"
     try:
-        wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc)
+        wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc, api_key=api_key)
         yield url
     finally:
         stop(proc)

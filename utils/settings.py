@@ -33,7 +33,7 @@ from utils.roles import (
     server_role,
 )
 
-__all__ = ["ENV_PREFIX", "Flag", "Settings", "default_flag"]
+__all__ = ["ENV_PREFIX", "Flag", "Settings", "default_flag", "read_secret_file"]
 
 ENV_PREFIX = "GECKO_"
 MiB = 1024 * 1024
@@ -49,21 +49,39 @@ class Flag:
         names: the spellings, documented one first.
         doc_default: the default as the docs show it, when the real one depends on the machine.
         server: False for settings the runners read (not a flag of the server).
+        secret: a secret: set by its variable only; the flag is refused (a command line is public).
     """
 
-    def __init__(self, *names: str, doc_default: str | None = None, server: bool = True) -> None:
+    def __init__(self, *names: str, doc_default: str | None = None, server: bool = True, secret: bool = False) -> None:
         self.names = names
         self.doc_default = doc_default
         self.server = server
+        self.secret = secret
 
     def __repr__(self) -> str:
         names = "".join(f"{name!r}, " for name in self.names)
-        return f"Flag({names}doc_default={self.doc_default!r}, server={self.server})"
+        return f"Flag({names}doc_default={self.doc_default!r}, server={self.server}, secret={self.secret})"
 
 
 def default_flag(field: str) -> str:
     """The flag of a field that declares none: `--field-name`."""
     return "--" + field.replace("_", "-")
+
+
+def read_secret_file(path: Path) -> str:
+    """The secret in the file `path`: its first line, stripped.
+
+    Raises:
+        ValueError: the file cannot be read, or holds no key.
+    """
+    try:
+        lines = path.expanduser().read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"cannot read the API key file {str(path)!r}: {exc.strerror or exc}") from None
+    key = lines[0].strip() if lines else ""
+    if not key:
+        raise ValueError(f"the API key file {str(path)!r} is empty")
+    return key
 
 
 def _check_panel(role: ServerRole, name: str) -> None:
@@ -86,6 +104,7 @@ def _check_panel(role: ServerRole, name: str) -> None:
 def _role_fields() -> dict[str, Any]:
     return {setting.field(role): (setting.annotation, Field(setting.default(role), description=setting.help(role)))
             for role in SERVER_ROLES for setting in ROLE_SETTINGS}
+
 
 def _role_field(role: str, setting: RoleSetting = MODEL_SETTING) -> Any:
     """A per-role field's default and help, from the role table (`Field(...)`, typed Any as pydantic's is)."""
@@ -135,8 +154,10 @@ class Settings(BaseSettings):
     """Interval of the background sweep that deletes expired sessions with their versions and history."""
     redis_max_connections: int = Field(64, ge=1, le=10000)
     """Redis connections per worker; calls beyond it wait for a free connection instead of failing."""
-    api_key: SecretStr | None = None
-    """When set, every request but `GET /health` needs `Authorization: Bearer <key>`."""
+    api_key: Annotated[SecretStr | None, Flag(secret=True)] = None
+    """When set, every request but `GET /health` needs `Authorization: Bearer <key>` (and `/health` without it says only `ok` and the version). Set the variable (environment or `.env`) or use `--api-key-file`: the flag itself is refused, because a command line is visible to every user of the machine."""
+    api_key_file: Path | None = None
+    """File whose first line is the API key (keep it 0600); the key is read once at start-up and reaches the workers by a private pipe, never through their environment or command line."""
     state_dir: Annotated[Path, Flag(doc_default="`$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`")] = Field(
         default_factory=default_state_dir)
     """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
@@ -150,6 +171,10 @@ class Settings(BaseSettings):
     """Most JSON values (objects, arrays, strings, numbers, booleans, nulls) in one request body (413 beyond)."""
     max_string_chars: int = Field(100_000, ge=1)
     """Longest string or object key in a request body, in characters (413 beyond)."""
+    request_read_timeout: float = Field(30.0, gt=0)
+    """Seconds a client has to send a whole request (headers and body) once it starts one, and to start one on a new connection; a slower one gets 408 and its connection is closed (slowloris)."""
+    umask: str = Field("077", pattern=r"^0?[0-7]{3}$")
+    """File-creation mask of the server and the runners: `077` makes the files they create (session DB, caches, results) 0600 and their directories 0700; `022` makes them readable by others."""
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
     """Log level of the server and uvicorn."""
     llm_cache: Annotated[bool, Flag("--no-cache")] = True
@@ -204,10 +229,18 @@ class Settings(BaseSettings):
             if not role.none_allowed and self.role_model(role) == ENGINE_NONE:
                 raise ValueError(f"{default_flag(MODEL_SETTING.field(role))} cannot be 'none': {role.summary} cannot be skipped; "
                                  f"use '{ENGINE_RULES}' ({role.rules_means})")
+        if self.api_key_file is not None:
+            if self.api_key is not None and self.api_key.get_secret_value():
+                raise ValueError("give the API key once: GECKO_API_KEY or --api-key-file, not both")
+            self.api_key = SecretStr(read_secret_file(self.api_key_file))
         if not self.gecko_url:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
             self.gecko_url = f"http://{host}:{self.port}"
         return self
+
+    def file_mask(self) -> int:
+        """`umask` as a number, for `os.umask`."""
+        return int(self.umask, 8)
 
     def json_limits(self) -> JsonLimits:
         """The limits every request body is checked against after parsing."""

@@ -48,6 +48,8 @@ class SettingFlag:
     """A flag of the server (False: read by the runners)."""
     role: ServerRole | None
     """The server role a per-role setting belongs to."""
+    secret: bool = False
+    """Set by its variable only: the flag is refused with a message (a command line is visible to every user)."""
 
     @property
     def env(self) -> str:
@@ -114,7 +116,8 @@ def setting_flag(field: str, info: FieldInfo) -> SettingFlag:
             metavar = "PATH" if kind is Path else names[0].rsplit("-", 1)[-1].upper()
     return SettingFlag(field=field, names=tuple(names), help=info.description or "", action=action,
                        value_type=value_type, metavar=metavar, default_text=_default_text(info, flag),
-                       server=flag.server if flag is not None else True, role=_role_of(field))
+                       server=flag.server if flag is not None else True, role=_role_of(field),
+                       secret=flag is not None and flag.secret)
 
 
 def setting_flags(*, server: bool | None = True) -> list[SettingFlag]:
@@ -127,6 +130,18 @@ def _snake(name: str) -> str:
     return "--" + name[2:].replace("-", "_")
 
 
+class RefuseSecret(argparse.Action):
+    """A secret's flag: parsing it fails with the ways to give the secret instead (its `dest` names the
+    `Settings` field, hence the variable; `<flag>-file` is the file flag)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        env = ENV_PREFIX + self.dest.upper()
+        parser.error(f"{option_string} is refused: a secret on the command line is visible to every user of the "
+                     f"machine (ps, /proc); set {env} in the environment or .env, or name a file with "
+                     f"{option_string}-file")
+
+
 def add_settings_flags(parser: argparse.ArgumentParser, flags: Sequence[SettingFlag] | None = None) -> None:
     """Add the server's settings flags to `parser`: the server roles in one group, the rest in another."""
     flags = setting_flags() if flags is None else flags
@@ -136,6 +151,9 @@ def add_settings_flags(parser: argparse.ArgumentParser, flags: Sequence[SettingF
         group = roles if flag.role is not None else other
         shown = f"{flag.help} (default: {flag.default_text.replace('`', '')})".replace("%", "%%")
         options: dict[str, Any] = {"dest": flag.field, "action": flag.action, "default": argparse.SUPPRESS}
+        if flag.secret:
+            options["action"] = RefuseSecret
+            shown = f"refused: set {flag.env} or use {flag.names[0]}-file"
         if flag.action in ("store", "append"):
             options.update(type=flag.value_type, metavar=flag.metavar)
         group.add_argument(*flag.names, help=shown, **options)

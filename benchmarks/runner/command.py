@@ -4,7 +4,7 @@ that turns a run into console output and an exit code.
 ```
 build_parser(command) = the benchmark's own flags (command.add_arguments)
                       + selection (--ids, --ids-file, --num-tasks) + run (--output-dir, --resume, --workers, …)
-                      + Gecko (--gecko-url, --gecko-api-key) + LLM cache (--no-cache, --llm-cache)
+                      + Gecko (--gecko-url, --gecko-api-key-file) + LLM cache (--no-cache, --llm-cache)
 run_command(command, argv) → options → command.from_args → run_benchmark → table → exit code (summary.EXIT_*)
 ```
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,7 +31,8 @@ from benchmarks.runner.summary import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, for
 from inference.agents.backends import AGENT_BACKENDS, DEFAULT_AGENT_BACKEND
 from utils.llm import load_env
 from utils.paths import REPO_ROOT
-from utils.settings import Settings
+from utils.settings import Settings, read_secret_file
+from utils.settings_cli import RefuseSecret
 
 RESULTS_ROOT = REPO_ROOT / "results"
 """Default parent of every benchmark's output directory (`results/<benchmark>`)."""
@@ -88,8 +90,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser, command: BenchmarkComman
     url = command.default_gecko_url or settings.gecko_url
     gecko.add_argument("--gecko-url", default=url,
                        help=f"Gecko's base URL, or '{AUTO_GECKO}' to start one for the run (default {url})")
-    gecko.add_argument("--gecko-api-key", default=None,
-                       help="bearer key of a Gecko started with --api-key (default: GECKO_API_KEY)")
+    gecko.add_argument("--gecko-api-key-file", type=Path, default=None, metavar="PATH",
+                       help="file whose first line is the key of a Gecko that requires one (default: GECKO_API_KEY)")
+    gecko.add_argument("--gecko-api-key", dest="api_key", action=RefuseSecret, help=argparse.SUPPRESS)
     llm = parser.add_argument_group("LLM reply cache")
     cache = llm.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", action="store_true", help="do not use the LLM reply cache")
@@ -111,9 +114,10 @@ def options_from_args(args: argparse.Namespace, settings: Settings) -> RunOption
     Raises:
         ValueError: A bad value (workers < 1, …).
     """
-    key = args.gecko_api_key
-    if key is None and settings.api_key is not None:
-        key = settings.api_key.get_secret_value() or None
+    if args.gecko_api_key_file is not None:
+        key: str | None = read_secret_file(args.gecko_api_key_file)
+    else:
+        key = settings.api_key.get_secret_value() or None if settings.api_key is not None else None
     off = args.no_cache or (not settings.llm_cache and args.llm_cache is None)  # GECKO_LLM_CACHE=false
     cache = None if off else (args.llm_cache or settings.llm_cache_path or settings.state_dir / "llm_cache.db")
     return RunOptions(output_dir=args.output_dir, resume=args.resume, workers=args.workers, gecko_url=args.gecko_url,
@@ -139,6 +143,7 @@ def run_command(command: BenchmarkCommand, argv: Sequence[str] | None = None, *,
     """Parse `argv`, run the benchmark, print the table; returns the exit code (see `summary.EXIT_*`)."""
     load_env()
     settings = Settings()
+    os.umask(settings.file_mask())  # results, checkpoints and caches: 0600 in 0700 directories by default
     parser = build_parser(command, settings, prog, description)
     args = parser.parse_args(argv)
     try:

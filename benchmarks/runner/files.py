@@ -40,9 +40,12 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def write_atomic(path: Path, data: bytes | str, mode: int = 0o644) -> None:
+def write_atomic(path: Path, data: bytes | str, mode: int | None = None) -> None:
     """Replace `path` with `data` through a temporary file, `fsync` and a rename: readers never see half a
-    file, and a crash leaves the old one."""
+    file, and a crash leaves the old one. The file gets `mode`, by default what the umask leaves of 0666 (as
+    for every other file a run writes)."""
+    if mode is None:
+        mode = 0o666 & ~current_umask()
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -58,6 +61,13 @@ def write_atomic(path: Path, data: bytes | str, mode: int = 0o644) -> None:
         Path(temp_name).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+
+
+def current_umask() -> int:
+    """The process's file-creation mask."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def read_json_lines(path: Path, parse: Callable[[str], T], errors: tuple[type[Exception], ...]) -> list[T]:

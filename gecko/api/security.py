@@ -4,6 +4,9 @@ The viewer (`/ui`) signs a browser in with the same key: `POST /ui/login` sets a
 (an HMAC of the key, never the key itself), and this middleware accepts that cookie instead of the header for
 read-only requests (GET, HEAD) under `COOKIE_PATHS` only. The cookie is HttpOnly and SameSite=Strict, and
 grants nothing that changes a session.
+
+Open paths (`/health`) pass without the key; the middleware records in the request state whether the key
+was given (`AUTHORIZED_STATE`), so `/health` shows its details only to a caller who has the key.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ def _cookie(headers: list[tuple[bytes, bytes]]) -> str:
             morsel = jar.get(UI_COOKIE)
             return morsel.value if morsel is not None else ""
     return ""
+AUTHORIZED_STATE = "gecko_authorized"
+"""Request-state flag: the caller sent the right key (absent when the server has no key)."""
 
 
 class ApiKeyMiddleware:
@@ -61,7 +66,7 @@ class ApiKeyMiddleware:
         return hmac.compare_digest(_cookie(scope.get("headers", [])).encode(), self._ui_token)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         given = b""
@@ -69,7 +74,9 @@ class ApiKeyMiddleware:
             if name == b"authorization":
                 given = value
                 break
-        if hmac.compare_digest(given, self._expected) or self._cookie_allows(scope):
+        authorized = hmac.compare_digest(given, self._expected)
+        if authorized or self._cookie_allows(scope) or scope.get("path") in OPEN_PATHS:
+            scope.setdefault("state", {})[AUTHORIZED_STATE] = authorized
             await self.app(scope, receive, send)
             return
         if scope.get("method") == "GET" and scope.get("path", "").startswith("/ui"):
@@ -79,7 +86,7 @@ class ApiKeyMiddleware:
             return
         body = json.dumps({
             "type": "urn:gecko:problem:unauthorized", "title": "Unauthorized", "status": 401,
-            "detail": "this server requires 'Authorization: Bearer <api key>' (set with --api-key / GECKO_API_KEY)",
+            "detail": "this server requires 'Authorization: Bearer <api key>' (the server's GECKO_API_KEY or --api-key-file)",
         }).encode()
         await send({"type": "http.response.start", "status": 401, "headers": [
             (b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),

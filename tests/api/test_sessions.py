@@ -122,3 +122,13 @@ def test_every_version_reads_back_exactly_through_the_api(make_client):
     # the world since the reset: 12 simulated notes and the real one (written twice); reads recorded, bounded
     assert len(state["notes"]["notes"]) == 13 and state["counts"]["notes/create_note"] == 14
     assert "effects" not in state and [o["arguments"]["note_id"] for o in state["observed"]] == ["N13", "N17"]
+
+
+def test_health_without_the_key_says_only_ok_and_the_version(make_client):
+    secured = make_client(api_key="s3cret")
+    anonymous = secured.get("/health")
+    assert anonymous.status_code == 200 and anonymous.json() == {"status": "ok", "version": anonymous.json()["version"]}
+    full = secured.get("/health", headers={"Authorization": "Bearer s3cret"}).json()
+    assert {"roles", "pid", "workers", "sessions", "store"} <= set(full)
+    open_server = make_client()
+    assert "roles" in open_server.get("/health").json()  # no key configured: nothing to hide behind one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -60,9 +61,11 @@ def test_concurrent_appends_stay_whole_lines(tmp_path: Path) -> None:
     assert sorted(line["n"] for line in _read(path)) == list(range(40))
 
 
-def test_write_atomic_replaces_whole_files_readable_by_others(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mask", "mode"), [(0o077, 0o600), (0o022, 0o644)])
+def test_write_atomic_replaces_whole_files_with_the_umask_mode(tmp_path: Path, mask: int, mode: int) -> None:
+    os.umask(mask)  # restored by the suite's autouse fixture
     path = tmp_path / "sub" / "file.json"
     write_atomic(path, "first")
     write_atomic(path, b"second")
-    assert path.read_text() == "second" and path.stat().st_mode & 0o777 == 0o644
+    assert path.read_text() == "second" and path.stat().st_mode & 0o777 == mode
     assert [p.name for p in path.parent.iterdir()] == ["file.json"]

@@ -21,7 +21,7 @@ def test_every_registered_benchmark_loads_and_builds_its_command_line(name: str)
     parser = build_parser(command, Settings())
     flags = {flag for action in parser._actions for flag in action.option_strings}
     assert {"--ids", "--ids-file", "--num-tasks", "--output-dir", "--resume", "--workers",
-            "--gecko-url", "--gecko-api-key", "--no-cache", "--stop-after-untested"} <= flags
+            "--gecko-url", "--gecko-api-key-file", "--no-cache", "--stop-after-untested"} <= flags
     # every benchmark that drives an agent names its model; the fidelity harness replays fixed calls (no agent:
     # its model flags are Gecko's engines)
     assert ("--model" in flags) == (name != "fidelity") and ("--engine" in flags) == (name == "fidelity")
@@ -45,6 +45,9 @@ def test_gecko_tau2_run_then_score_again(tmp_path: Path, capsys: pytest.CaptureF
     assert f"report:  {run_dir / 'report.html'}" in capsys.readouterr().out  # the runner writes the report
     assert "<svg" in (run_dir / "report.html").read_text()
     results = run_dir / "results.json"
+    assert run_dir.stat().st_mode & 0o777 == 0o700  # the settings' umask (077): private by default
+    assert {p.name: p.stat().st_mode & 0o777 for p in run_dir.iterdir() if p.is_file()} == {
+        p.name: 0o600 for p in run_dir.iterdir() if p.is_file()}
     before = json.loads(results.read_text())
     results.unlink()
     capsys.readouterr()

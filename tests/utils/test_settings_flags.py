@@ -45,13 +45,36 @@ def test_old_spellings_and_new_flags_parse(clean_env: Path) -> None:
     s = settings(["--schemas_dir", "a", "--schemas-dir", "b", "--no-cache", "--llm-timeout", "5", "--response_model",
                   "gpt-4o-mini", "--state-model", "none", "--skip-invalid", "--strict-validation", "--workers", "1",
                   "--store", "memory", "--log-level", "WARNING", "--llm-http-backend", "raw", "--history-limit", "7",
-                  "--llm-max-concurrency", "3", "--llm-cache-path", "c.db", "--api-key", "k"])
+                  "--llm-max-concurrency", "3", "--llm-cache-path", "c.db"])
     assert s.schemas_dirs == [Path("a"), Path("b")] and s.llm_cache is False and s.llm_timeout_s == 5.0
     assert s.role_models() == {"validation": "rules", "response": "gpt-4o-mini", "state": "none", "judge": "rules"}
     assert s.skip_invalid and s.strict_validation and s.workers == 1 and s.store == "memory"
     assert (s.log_level, s.llm_http_backend, s.history_limit, s.llm_max_concurrency) == ("warning", "raw", 7, 3)
-    assert s.llm_cache_path == Path("c.db") and s.api_key is not None and s.api_key.get_secret_value() == "k"
+    assert s.llm_cache_path == Path("c.db")
     assert build_parser().parse_args(["--check"]).check
+
+
+def test_a_secret_on_the_command_line_is_refused(clean_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(["--api-key", "k"])
+    assert exit_info.value.code == 2
+    assert "set GECKO_API_KEY" in capsys.readouterr().err
+
+
+def test_the_key_comes_from_the_variable_or_a_file(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key_file = clean_env / "key"
+    key_file.write_text("from-file\nignored\n")
+    assert settings(["--api-key-file", str(key_file)]).api_key.get_secret_value() == "from-file"
+    monkeypatch.setenv("GECKO_API_KEY", "from-env")
+    assert settings([]).api_key.get_secret_value() == "from-env"
+    with pytest.raises(ValueError, match="not both"):
+        settings(["--api-key-file", str(key_file)])
+    monkeypatch.delenv("GECKO_API_KEY")
+    key_file.write_text("")
+    with pytest.raises(ValueError, match="is empty"):
+        settings(["--api-key-file", str(key_file)])
+    with pytest.raises(ValueError, match="cannot read"):
+        settings(["--api-key-file", str(clean_env / "missing")])
 
 
 def test_priority_flags_then_env_then_dotenv_then_defaults(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

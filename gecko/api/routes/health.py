@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import time
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from gecko.api.deps import ContextDep
+from gecko.api.security import AUTHORIZED_STATE
 from gecko.pipeline.engines import llm_metrics_text
 from utils.roles import SERVER_ROLES
 
@@ -16,9 +17,14 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/health")
-async def health(ctx: ContextDep) -> dict:
-    """Status, models of every role, engines, store, toolkit counts and live workers (runners preflight on this)."""
+async def health(request: Request, ctx: ContextDep) -> dict:
+    """Status, models of every role, engines, store, toolkit counts and live workers (runners preflight on this).
+
+    On a server with an API key, a caller without the key learns only `status` and `version`.
+    """
     engines, settings = ctx.engines, ctx.settings
+    if not getattr(request.state, AUTHORIZED_STATE, True):
+        return {"status": "ok", "version": ctx.version}
     roles = {role.public: {"model": settings.role_model(role), "engine": engines.engine_of(role)}
              for role in SERVER_ROLES}
     return {

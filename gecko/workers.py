@@ -1,0 +1,103 @@
+"""Run the app under uvicorn: settings reach the workers privately, and workers never outlive the master.
+
+- Settings (the API key among them) go to each worker inside the pickled app factory (`WorkerApp`), which
+  multiprocessing's spawn hands over a pipe: nothing is put in a worker's environment or command line, and
+  the key's variable is removed from the master's environment before any worker starts.
+- A worker whose master dies (kill -9, OOM) exits instead of serving on as an orphan that keeps the port:
+  Linux delivers SIGTERM at once (`PR_SET_PDEATHSIG`); everywhere, a watchdog thread notices the new
+  parent within `PARENT_POLL_SECONDS` and sends the same SIGTERM (uvicorn's graceful shutdown, so
+  deferred state updates are drained), then exits hard after `EXIT_GRACE_SECONDS`. A new server can bind
+  the port as soon as the orphans are gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+
+from gecko.serving import HTTP_PROTOCOL, GeckoConfig
+from utils.settings import ENV_PREFIX, Settings
+
+log = logging.getLogger("gecko")
+PARENT_POLL_SECONDS = 0.5
+EXIT_GRACE_SECONDS = 20.0
+_PR_SET_PDEATHSIG = 1
+WORKER_START_TIMEOUT_S = 60
+"""How long uvicorn's supervisor waits for a worker to start or answer its health ping before restarting it
+(uvicorn's default, 5 s, restarts every worker forever on a loaded machine, where importing the app takes longer)."""
+SECRET_VARIABLES = (f"{ENV_PREFIX}API_KEY",)
+"""Variables holding Gecko's own secrets: read into Settings, then removed so that no child inherits them."""
+
+
+@dataclass
+class WorkerApp:
+    """The app factory uvicorn calls in each worker (picklable: it travels to the worker over spawn's pipe)."""
+
+    settings: Settings
+    watch_parent: bool = False
+    """Exit when the process that started this one goes away (set for the workers of a multi-process server)."""
+
+    def __call__(self) -> FastAPI:
+        from gecko.app import create_app
+
+        level = self.settings.log_level.upper() if self.settings.log_level != "trace" else "DEBUG"
+        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        if self.watch_parent:
+            exit_with_parent()
+        return create_app(self.settings)
+
+
+def exit_with_parent() -> None:
+    """Make this process shut down when its parent dies: parent-death signal (Linux) plus a watchdog thread."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+                log.warning("prctl(PR_SET_PDEATHSIG) failed (errno %d); relying on the watchdog", ctypes.get_errno())
+        except (OSError, AttributeError):
+            log.warning("no prctl here; relying on the parent watchdog")
+    threading.Thread(target=_watch, args=(parent,), name="gecko-parent-watchdog", daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    log.warning("the master process %d is gone; worker %d shuts down", parent, os.getpid())
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(EXIT_GRACE_SECONDS)
+    os._exit(1)
+
+
+def forget_secrets() -> None:
+    """Remove Gecko's secret variables from this process's environment, so children do not inherit them."""
+    for name in SECRET_VARIABLES:
+        os.environ.pop(name, None)
+
+
+def serve(settings: Settings) -> None:
+    """Serve the app with `settings.workers` uvicorn processes on `settings.host:settings.port` (blocks)."""
+    from uvicorn.server import Server
+    from uvicorn.supervisors import Multiprocess
+
+    forget_secrets()
+    several = settings.workers > 1
+    config = GeckoConfig(WorkerApp(settings, watch_parent=several), factory=True, host=settings.host,
+                         port=settings.port, workers=settings.workers, log_level=settings.log_level,
+                         access_log=False, http=HTTP_PROTOCOL, request_read_timeout=settings.request_read_timeout,
+                         timeout_worker_healthcheck=WORKER_START_TIMEOUT_S)
+    try:
+        if several:
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            Server(config).run()
+    except KeyboardInterrupt:
+        pass
