@@ -82,7 +82,8 @@ class FastCheck:
         keywords = {name: _skipping(function, accepts) for name, function in self._fallback.VALIDATORS.items()
                     if name in _DESCENDING}
         cls = validators.extend(type(self._fallback), keywords)
-        return cls(self._fallback.schema, format_checker=self._fallback.format_checker)
+        # every jsonschema validator class has `format_checker`; the `Validator` protocol does not declare it
+        return cls(self._fallback.schema, format_checker=getattr(self._fallback, "format_checker", None))
 
     def _accepts(self, schema: Any, instance: Any) -> bool:
         """True when jsonschema-rs says `instance` fits the sub-schema `schema` (False when it cannot tell)."""
