@@ -73,7 +73,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         if (BFCL_TOOLKITS / f"simple_python_{index}.json").exists():
             shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", bfcl)
     with gecko_server([TOOLKITS], workers=2, state_dir=state, log_path=state / "server.log",
-                      env={"GECKO_API_KEY": API_KEY}) as url:
+                      api_key=API_KEY) as url:
         made = asyncio.run(_gats_turn(url))
         made["runs"], made["bfcl_toolkits"] = state / "runs", bfcl
         with playwright_api.sync_playwright() as playwright:
@@ -188,13 +188,14 @@ def test_a_run_report_with_plots(viewer: dict[str, Any]) -> None:
     runs = viewer["runs"]
     bfcl_state = viewer["runs"].parent / "bfcl-state"
     with gecko_server([viewer["bfcl_toolkits"]], workers=2, state_dir=bfcl_state, extra=["--state-model", "none"],
-                      env={"GECKO_API_KEY": API_KEY}) as bfcl_url:  # BFCL single-turn: no state model
+                      api_key=API_KEY) as bfcl_url:  # BFCL single-turn: no state model
         for retries in ("0", "2"):
             done = subprocess.run(
                 [sys.executable, str(REPO_ROOT / "run_bfcl_single.py"), "--category", "simple_python", "--num-tasks",
                  str(BFCL_TASKS), "--model", "scripted-noisy", "--max-retries", retries, "--gecko-url", bfcl_url,
-                 "--gecko-api-key", API_KEY, "--output-dir", str(runs / retries), "--no-progress"],
-                capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+                 "--output-dir", str(runs / retries), "--no-progress"],
+                capture_output=True, text=True, cwd=REPO_ROOT, timeout=300,
+                env={**os.environ, "GECKO_API_KEY": API_KEY})  # the key never on a command line
             assert done.returncode == 0, done.stderr[-2000:]
             (run_dir,) = (runs / retries).iterdir()
             assert f"report:  {run_dir / 'report.html'}" in done.stdout  # the runner prints where its report is
