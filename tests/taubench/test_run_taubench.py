@@ -54,7 +54,7 @@ def test_offline_hybrid_run_end_to_end(gecko_url: str, tmp_path: Path, domain: s
     assert results.info.agent_info.implementation == "gats_hybrid_scripted-oracle"
     assert all("rehearsals" in (s.info or {}).get("gats", {}) for s in results.simulations)
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes leave no temporary files
-    assert (run_dir / "results.json").stat().st_mode & 0o777 == 0o644
+    assert (run_dir / "results.json").stat().st_mode & 0o777 == 0o600  # the runners create files with --umask 077 by default
 
 
 async def test_untested_runs_are_excluded_then_rerun_on_resume(tmp_path: Path) -> None:
