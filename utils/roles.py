@@ -35,23 +35,30 @@ class CallRole:
     """Usage role: recorded with every call, summed per role, sent as `X-Gecko-Role`."""
     summary: str
     """What the call produces."""
+    max_tokens: int = 1024
+    """Output cap of a call of this role when its caller sets none (the server stages set theirs from
+    `Settings`, the runners from `--max-tokens`): sized to what the call must produce, so a model that
+    loops stops in seconds, not at the request timeout."""
+    uses_tools: bool = False
+    """The call offers tools (function calling); the runners' preflight checks that its model calls them."""
 
 
-VALIDATOR = CallRole("validator", "semantic check of a call's arguments")
-RESPONDER = CallRole("responder", "a tool's response")
-STATE = CallRole("state", "JSON Patch of the task state after a call")
-BOOTSTRAP = CallRole("bootstrap", "initial task state of a session")
-CHECKLIST = CallRole("checklist", "checklist of a task")
-JUDGE = CallRole("judge", "verdict per checklist item")
-CONVERTER = CallRole("converter", "response schema inferred by `gecko convert`")
-PLANNER = CallRole("planner", "the agent under test: GATS planner, BFCL")
-AGENT = CallRole("agent", "tau2's agent")
-USER = CallRole("user", "tau2's user simulator")
-NL_JUDGE = CallRole("nl_judge", "tau2's natural-language assertion judge")
+VALIDATOR = CallRole("validator", "semantic check of a call's arguments", 256)
+RESPONDER = CallRole("responder", "a tool's response", 1024)
+STATE = CallRole("state", "JSON Patch of the task state after a call", 768)
+BOOTSTRAP = CallRole("bootstrap", "initial task state of a session", 1024)
+CHECKLIST = CallRole("checklist", "checklist of a task", 512)
+JUDGE = CallRole("judge", "verdict per checklist item", 768)
+CONVERTER = CallRole("converter", "response schema inferred by `gecko convert`", 1024)
+PLANNER = CallRole("planner", "the agent under test: GATS planner, BFCL", 512, uses_tools=True)
+AGENT = CallRole("agent", "tau2's agent", 512, uses_tools=True)
+USER = CallRole("user", "tau2's user simulator", 256)
+NL_JUDGE = CallRole("nl_judge", "tau2's natural-language assertion judge", 512)
+PROBE = CallRole("probe", "checks of an endpoint's capabilities and tool support, at start-up and in preflight", 16)
 
 CALL_ROLES: tuple[CallRole, ...] = (VALIDATOR, RESPONDER, STATE, BOOTSTRAP, CHECKLIST, JUDGE, CONVERTER,
-                                    PLANNER, AGENT, USER, NL_JUDGE)
-"""Every usage role: the server's (stages, then `gecko convert`), then the client side's."""
+                                    PLANNER, AGENT, USER, NL_JUDGE, PROBE)
+"""Every usage role: the server's (stages, then `gecko convert`), then the client side's, then the probes."""
 _CALL_ROLES_BY_NAME = {role.name: role for role in CALL_ROLES}
 
 
@@ -74,6 +81,8 @@ class ServerRole:
     default: str = ENGINE_RULES
     panel: bool = False
     """The role may name several models, comma-separated (a panel whose verdicts are combined)."""
+    deadline_s: float = 60.0
+    """Default total time of one LLM step of the role (every attempt, back-off and repair round included)."""
 
     @property
     def public(self) -> str:
@@ -94,13 +103,14 @@ class ServerRole:
 
 SERVER_ROLES: tuple[ServerRole, ...] = (
     ServerRole("validation", "validate", (VALIDATOR,), "the semantic check of arguments",
-               rules_means="syntactic checks only", none_means="same as rules"),
+               rules_means="syntactic checks only", none_means="same as rules", deadline_s=30.0),
     ServerRole("response", "synthesize", (RESPONDER,), "response synthesis",
-               rules_means="schema-driven, deterministic"),
+               rules_means="schema-driven, deterministic", deadline_s=45.0),
     ServerRole("state", "state", (STATE, BOOTSTRAP), "task-state updates",
-               rules_means="deterministic reducer", none_means="no state updates, e.g. BFCL single-turn"),
+               rules_means="deterministic reducer", none_means="no state updates, e.g. BFCL single-turn",
+               deadline_s=45.0),
     ServerRole("judge", "judge", (JUDGE, CHECKLIST), "checklist generation and judging",
-               rules_means="gating judge", panel=True),
+               rules_means="gating judge", panel=True, deadline_s=90.0),
 )
 """The pipeline roles, in pipeline order."""
 
@@ -114,6 +124,8 @@ class RoleSetting:
     """Type of the field."""
     default: Callable[[ServerRole], Any]
     help: Callable[[ServerRole], str]
+    bounds: tuple[tuple[str, Any], ...] = ()
+    """pydantic `Field` constraints, e.g. `(("ge", 1),)`."""
 
     def field(self, role: ServerRole) -> str:
         """The settings field of `role` (`validation_model`)."""
@@ -122,10 +134,18 @@ class RoleSetting:
 
 ROLE_SETTINGS: tuple[RoleSetting, ...] = (
     RoleSetting("model", str, lambda role: role.default, lambda role: role.help),
+    RoleSetting("max_tokens", int, lambda role: max(call.max_tokens for call in role.calls),
+                lambda role: f"Output cap (tokens) of each LLM call of {role.summary} "
+                             f"({', '.join(call.name for call in role.calls)}).", (("ge", 1),)),
+    RoleSetting("deadline", float, lambda role: role.deadline_s,
+                lambda role: f"Seconds one LLM step of {role.summary} may take in all (every attempt, back-off and "
+                             "repair round); then the stage falls back, or fails as its role says.", (("gt", 0),)),
 )
-"""Per-role settings; a new per-role knob (an output cap, a deadline) is one row here plus, where its
-default differs by role, a `ServerRole` column."""
+"""Per-role settings; a new per-role knob is one row here plus, where its default differs by role, a
+`ServerRole` (or `CallRole`) column."""
 MODEL_SETTING = ROLE_SETTINGS[0]
+MAX_TOKENS_SETTING = ROLE_SETTINGS[1]
+DEADLINE_SETTING = ROLE_SETTINGS[2]
 
 
 def panel_models(name: str) -> list[str]:

@@ -24,6 +24,8 @@ from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
 from utils.roles import (
     ENGINE_NONE,
     ENGINE_RULES,
+    DEADLINE_SETTING,
+    MAX_TOKENS_SETTING,
     MODEL_SETTING,
     ROLE_SETTINGS,
     SERVER_ROLES,
@@ -101,15 +103,10 @@ def _check_panel(role: ServerRole, name: str) -> None:
                          f"{ENGINE_NONE!r} are engines, not judges to vote)")
 
 
-def _role_fields() -> dict[str, Any]:
-    return {setting.field(role): (setting.annotation, Field(setting.default(role), description=setting.help(role)))
-            for role in SERVER_ROLES for setting in ROLE_SETTINGS}
-
-
 def _role_field(role: str, setting: RoleSetting = MODEL_SETTING) -> Any:
     """A per-role field's default and help, from the role table (`Field(...)`, typed Any as pydantic's is)."""
     row = server_role(role)
-    return Field(setting.default(row), description=setting.help(row))
+    return Field(setting.default(row), description=setting.help(row), **dict(setting.bounds))
 
 
 class Settings(BaseSettings):
@@ -122,9 +119,17 @@ class Settings(BaseSettings):
 
     # The per-role fields: one per `SERVER_ROLES` × `ROLE_SETTINGS` row (`_check_role_fields` holds them to it).
     validation_model: str = _role_field("validation")
+    validation_max_tokens: int = _role_field("validation", MAX_TOKENS_SETTING)
+    validation_deadline: float = _role_field("validation", DEADLINE_SETTING)
     response_model: str = _role_field("response")
+    response_max_tokens: int = _role_field("response", MAX_TOKENS_SETTING)
+    response_deadline: float = _role_field("response", DEADLINE_SETTING)
     state_model: str = _role_field("state")
+    state_max_tokens: int = _role_field("state", MAX_TOKENS_SETTING)
+    state_deadline: float = _role_field("state", DEADLINE_SETTING)
     judge_model: str = _role_field("judge")
+    judge_max_tokens: int = _role_field("judge", MAX_TOKENS_SETTING)
+    judge_deadline: float = _role_field("judge", DEADLINE_SETTING)
 
     schemas_dirs: Annotated[list[Path], Flag("--schemas-dir",
                                              doc_default="bundled `data/examples/openapi`")] = Field(
@@ -274,7 +279,7 @@ def _check_role_fields() -> None:
             name = setting.field(role)
             if name not in fields or fields[name].annotation != setting.annotation:
                 raise TypeError(f"Settings needs the field `{name}: {setting.annotation.__name__} = "
-                                f"_role_field({role.name!r})` (a row of utils.roles)")
+                                f"_role_field({role.name!r}, ...)` (a row of utils.roles)")
 
 
 _check_role_fields()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from gecko.toolkits.model import Operation
-from utils.roles import ENGINE_NONE, ServerRole
+from utils.roles import DEADLINE_SETTING, ENGINE_NONE, MAX_TOKENS_SETTING, ServerRole
 
 if TYPE_CHECKING:
     from utils.llm import LLMClient
@@ -231,6 +231,12 @@ class EngineBuild(Generic[RulesT]):
     settings: Settings
     toolkit_info: Mapping[str, Any]
     """Toolkit name → {description, operations} (for the state bootstrap prompt)."""
+
+    def limits(self) -> dict[str, Any]:
+        """The role's output cap and deadline from the settings (`--<role>-max-tokens`, `--<role>-deadline`),
+        as the keyword arguments `max_tokens` and `deadline_s` of every LLM engine."""
+        return {"max_tokens": self.settings.role_value(self.role, MAX_TOKENS_SETTING.suffix),
+                "deadline_s": self.settings.role_value(self.role, DEADLINE_SETTING.suffix)}
 
 
 @dataclass(frozen=True)

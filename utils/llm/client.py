@@ -24,7 +24,14 @@ from pydantic import BaseModel, ValidationError
 
 from utils.llm.aliases import ModelSpec, resolve_model
 from utils.llm.cache import LLMCache, cache_key
-from utils.llm.errors import LLMError, LLMOutputError, LLMParseError, LLMSchemaError, LLMUsageError
+from utils.llm.errors import (
+    LLMError,
+    LLMOutputError,
+    LLMParseError,
+    LLMSchemaError,
+    LLMTimeoutError,
+    LLMUsageError,
+)
 from utils.llm.jsontext import parse_json_reply
 from utils.llm.retry import RetryPolicy, Sleep, classify_error, with_retries
 from utils.llm.stage_tags import ROLE_HEADER, SCHEMA_SECTION, section
@@ -51,7 +58,10 @@ class ClientConfig:
     cache_enabled: bool = True
     """Use the cache (when one is given) for temperature-0 calls."""
     max_tokens: int | None = None
-    """Default output limit; None leaves the provider's default."""
+    """Output limit of reasoning models (their stage-level caps would cut their thinking short); None: the
+    provider's default."""
+    role_max_tokens: Mapping[str, int] = field(default_factory=dict)
+    """Output cap per usage role for calls that set none (default: the role's `CallRole.max_tokens`)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,11 @@ def _check_role(role: str) -> None:
         raise LLMUsageError(f"unknown usage role {role!r}: add it to utils.roles.CALL_ROLES")
 
 
+def _deadline(deadline_s: float | None) -> float | None:
+    """The `time.monotonic()` by which a call with a total budget of `deadline_s` seconds must end."""
+    return None if deadline_s is None else time.monotonic() + deadline_s
+
+
 class LLMClient:
     """Async chat-completions client shared by every role.
 
@@ -177,10 +192,22 @@ class LLMClient:
             self._limits[spec.endpoint] = asyncio.Semaphore(self.config.max_concurrency)
         return self._limits[spec.endpoint]
 
+    def output_cap(self, role: str, max_tokens: int | None = None) -> int:
+        """The output cap of a call of usage role `role`: `max_tokens` if given, else the configured cap of the
+        role (`ClientConfig.role_max_tokens`), else the role's default (`utils.roles.CallRole.max_tokens`)."""
+        if max_tokens is not None:
+            return max_tokens
+        configured = self.config.role_max_tokens.get(role)
+        if configured is not None:
+            return configured
+        known = call_role(role)
+        return known.max_tokens if known is not None else 1024
+
     def _request(
-        self, spec: ModelSpec, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[Mapping[str, Any]] | None,
-        tool_choice: Any, temperature: float | None, max_tokens: int | None,
-        response_format: Mapping[str, Any] | None, seed: int | None, extra: Mapping[str, Any] | None,
+        self, spec: ModelSpec, messages: Sequence[Mapping[str, Any]], *, role: str,
+        tools: Sequence[Mapping[str, Any]] | None, tool_choice: Any, temperature: float | None,
+        max_tokens: int | None, response_format: Mapping[str, Any] | None, seed: int | None,
+        extra: Mapping[str, Any] | None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": spec.model, "messages": _jsonable_messages(messages)}
         if tools:
@@ -191,9 +218,9 @@ class LLMClient:
                 request["tool_choice"] = tool_choice
         if temperature is not None and spec.capabilities.temperature:
             request["temperature"] = temperature
-        # A reasoning model spends most of its budget thinking: stage-level limits (sized for the answer)
-        # would cut it off, so only the operator's limit from ClientConfig applies to it.
-        limit = self.config.max_tokens if spec.capabilities.reasoning or max_tokens is None else max_tokens
+        # A reasoning model spends most of its budget thinking: role caps (sized for the answer) would cut it
+        # off, so only the operator's limit from ClientConfig applies to it.
+        limit = self.config.max_tokens if spec.capabilities.reasoning else self.output_cap(role, max_tokens)
         if limit is not None:
             request[spec.token_param] = limit
         if response_format is not None:
@@ -237,23 +264,35 @@ class LLMClient:
 
     async def _send(
         self, spec: ModelSpec, request: dict[str, Any], *, role: str, prompt_version: str, purpose: str,
-        usage: list[dict[str, Any]] | None,
+        usage: list[dict[str, Any]] | None, deadline: float | None = None,
     ) -> ChatResult:
         api_key = spec.api_key(self._env)
         headers = {ROLE_HEADER: role}
         started = time.perf_counter()
+        made = 0
 
         async def once() -> RawReply:
+            nonlocal made
+            timeout = self.config.timeout_s
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LLMTimeoutError(f"{spec.name} ({role}): the deadline of this step passed", made)
+                timeout = min(timeout, left)
+            made += 1
             async with self._limit(spec):
-                return await self.transport.complete(spec, api_key, request, self.config.timeout_s, headers)
+                return await self.transport.complete(spec, api_key, request, timeout, headers)
 
         try:
-            reply, attempts = await with_retries(once, self.config.retry, sleep=self._sleep, rng=self._rng)
+            reply, attempts = await with_retries(once, self.config.retry, sleep=self._sleep, rng=self._rng,
+                                                 deadline=deadline)
         except LLMError as exc:
-            latency = time.perf_counter() - started
-            attempts = getattr(exc, "attempts", 1)
             self._emit(usage, spec=spec, role=role, prompt_version=prompt_version, purpose=purpose,
-                       latency_s=latency, attempts=attempts, error=classify_error(exc).kind)
+                       latency_s=time.perf_counter() - started, attempts=made, error=classify_error(exc).kind)
+            raise
+        except BaseException:  # cancelled (the caller gave up, or a sibling stage decided): still accounted
+            self._emit(usage, spec=spec, role=role, prompt_version=prompt_version, purpose=purpose,
+                       latency_s=time.perf_counter() - started, attempts=made, error="cancelled")
             raise
         latency = time.perf_counter() - started
         self._emit(usage, spec=spec, role=role, prompt_version=prompt_version, purpose=purpose, latency_s=latency,
@@ -301,6 +340,7 @@ class LLMClient:
         usage: list[dict[str, Any]] | None = None,
         use_cache: bool = True,
         extra: Mapping[str, Any] | None = None,
+        deadline_s: float | None = None,
     ) -> ChatResult:
         """One chat completion.
 
@@ -311,22 +351,27 @@ class LLMClient:
             tools: OpenAI tool definitions.
             tool_choice: passed through when tools are given.
             temperature: dropped for models that refuse it; 0 makes the call cacheable.
-            max_tokens: output limit (sent as the model's token parameter).
+            max_tokens: output limit (sent as the model's token parameter); default: the role's cap
+                (`output_cap`).
             response_format: passed through.
             seed: passed through.
             prompt_version: part of the cache key and of the usage record.
             usage: list that receives this call's usage record.
             use_cache: False skips the cache for this call.
             extra: additional request fields (sent in the body as-is).
+            deadline_s: total seconds for the call, every attempt and back-off included (None: only the
+                retry policy and the per-request timeout bound it).
 
         Raises:
-            LLMInfrastructureError: the service failed after retries.
+            LLMInfrastructureError: the service failed after retries (`LLMTimeoutError` when the deadline passed).
             LLMUsageError: bad model name, missing key, or a request the provider rejected.
         """
         spec = self.spec(model)
         _check_role(role)
-        request = self._request(spec, messages, tools=tools, tool_choice=tool_choice, temperature=temperature,
-                                max_tokens=max_tokens, response_format=response_format, seed=seed, extra=extra)
+        deadline = _deadline(deadline_s)
+        request = self._request(spec, messages, role=role, tools=tools, tool_choice=tool_choice,
+                                temperature=temperature, max_tokens=max_tokens, response_format=response_format,
+                                seed=seed, extra=extra)
         cacheable = self._use_cache(temperature, use_cache)
         key = self._cache_key(spec, request, prompt_version) if cacheable else ""
         if cacheable:
@@ -334,7 +379,7 @@ class LLMClient:
             if hit is not None:
                 return hit
         result = await self._send(spec, request, role=role, prompt_version=prompt_version, purpose="call",
-                                  usage=usage)
+                                  usage=usage, deadline=deadline)
         if cacheable:
             await self._store(key, spec, result)
         return result
@@ -378,6 +423,7 @@ class LLMClient:
         prompt_version: str = "",
         usage: list[dict[str, Any]] | None = None,
         use_cache: bool = True,
+        deadline_s: float | None = None,
     ) -> StructuredResult[Any]:
         """A JSON reply that fits `schema` (and passes `check`), with one bounded repair round.
 
@@ -390,6 +436,7 @@ class LLMClient:
             schema: JSON Schema of the reply (its root should be an object for JSON mode).
             name: schema name for the response format (`[a-zA-Z0-9_-]{1,64}`).
             check: converts and checks the parsed value; default: JSON Schema validation against `schema`.
+            deadline_s: total seconds for the call and its repair round, every attempt included.
 
         Raises:
             LLMParseError: no JSON after the repair round.
@@ -398,9 +445,10 @@ class LLMClient:
         """
         spec = self.spec(model)
         _check_role(role)
+        deadline = _deadline(deadline_s)
         check = check or schema_check(schema)
         full, response_format = self._json_format(spec, messages, schema, name)
-        request = self._request(spec, full, tools=None, tool_choice=None, temperature=temperature,
+        request = self._request(spec, full, role=role, tools=None, tool_choice=None, temperature=temperature,
                                 max_tokens=max_tokens, response_format=response_format, seed=None, extra=None)
         cacheable = self._use_cache(temperature, use_cache)
         key = self._cache_key(spec, request, prompt_version) if cacheable else ""
@@ -415,7 +463,8 @@ class LLMClient:
             hit = await self._lookup(key, spec, role=role, prompt_version=prompt_version, usage=usage, accept=accept)
             if hit is not None:
                 return StructuredResult(found[-1], hit.text or "", False, True)
-        first = await self._send(spec, request, role=role, prompt_version=prompt_version, purpose="call", usage=usage)
+        first = await self._send(spec, request, role=role, prompt_version=prompt_version, purpose="call", usage=usage,
+                                 deadline=deadline)
         value, problems, parsed = self._accept(first.text, check)
         accepted, repaired = first, False
         if problems:
@@ -430,7 +479,7 @@ class LLMClient:
             ]
             repair_request = {**request, "messages": repair}
             second = await self._send(spec, repair_request, role=role, prompt_version=prompt_version,
-                                      purpose="repair", usage=usage)
+                                      purpose="repair", usage=usage, deadline=deadline)
             value, problems, parsed = self._accept(second.text, check)
             accepted, repaired = second, True
             if problems:
@@ -458,6 +507,7 @@ class LLMClient:
         prompt_version: str = "",
         usage: list[dict[str, Any]] | None = None,
         use_cache: bool = True,
+        deadline_s: float | None = None,
     ) -> StructuredResult[M]:
         """Like `structured_json`, parsed into the pydantic model `output`.
 
@@ -479,7 +529,7 @@ class LLMClient:
         return await self.structured_json(
             model, messages, schema or output_schema(output), role=role, name=name or output.__name__,
             check=check, temperature=temperature, max_tokens=max_tokens, prompt_version=prompt_version,
-            usage=usage, use_cache=use_cache,
+            usage=usage, use_cache=use_cache, deadline_s=deadline_s,
         )
 
     async def aclose(self) -> None:

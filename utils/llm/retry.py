@@ -200,6 +200,7 @@ async def with_retries(
     sleep: Sleep = asyncio.sleep,
     rng: random.Random | None = None,
     on_retry: Callable[[int, RetryDecision, float], None] | None = None,
+    deadline: float | None = None,
 ) -> tuple[T, int]:
     """Run `call` until it succeeds or the policy gives up.
 
@@ -209,6 +210,8 @@ async def with_retries(
         sleep: awaited between attempts (inject a no-op in tests).
         rng: jitter source (seeded in tests).
         on_retry: told (attempt, decision, delay) before each wait.
+        deadline: `time.monotonic()` after which no further attempt starts (a retry whose back-off would
+            end past it is not made): the total time of the call, whatever the policy allows.
 
     Returns:
         (result, number of attempts made).
@@ -228,6 +231,8 @@ async def with_retries(
         except Exception as exc:  # classified below; nothing is swallowed
             decision = classify_error(exc)
             delay = policy.delay(attempt, decision, rng)
+            if delay is not None and deadline is not None and time.monotonic() + delay >= deadline:
+                delay = None
             if delay is None:
                 raise to_llm_error(exc, decision, attempt) from exc
             if on_retry is not None:

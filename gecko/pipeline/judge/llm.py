@@ -72,12 +72,14 @@ class LLMTaskJudge:
         client: the shared LLM client.
         model: model alias (also the engine name).
         prompts_dir: override of the prompts folder (`checklist.md`, `judge.md`).
-        max_tokens: output limit of one reply.
+        max_tokens: output limit of one reply (None: the usage role's default cap).
+        deadline_s: total seconds of one LLM step (every attempt and the repair round); None: no total bound.
         max_section_chars: JSON size above which the state or a call's response is truncated in the prompt.
     """
 
     def __init__(self, client: LLMClient, model: str, *, prompts_dir: Path | None = None,
-                 max_tokens: int | None = 4096, max_section_chars: int = 60_000) -> None:
+                 max_tokens: int | None = None, deadline_s: float | None = None,
+                 max_section_chars: int = 60_000) -> None:
         client.spec(model)
         self.engine = model
         self.client = client
@@ -85,6 +87,7 @@ class LLMTaskJudge:
         self._checklist_prompt = load_prompt(folder / "checklist.md")
         self._judge_prompt = load_prompt(folder / "judge.md")
         self._max_tokens = max_tokens
+        self._deadline_s = deadline_s
         self._max_chars = max_section_chars
 
     async def checklist(self, task: str, previous_tasks: list[str], tools: list[dict[str, Any]],
@@ -101,6 +104,7 @@ class LLMTaskJudge:
             result = await self.client.structured(
                 self.engine, messages, ChecklistOutput, role=CHECKLIST.name, name=tags.schema_name(CHECKLIST.name),
                 prompt_version=self._checklist_prompt.version, usage=usage, max_tokens=self._max_tokens,
+                deadline_s=self._deadline_s,
             )
         except LLMError as exc:
             raise JudgeFailure(f"checklist generation failed ({type(exc).__name__}): {exc}") from exc
@@ -131,7 +135,7 @@ class LLMTaskJudge:
             result = await self.client.structured(
                 self.engine, self.messages(data), JudgeOutput, role=JUDGE.name, name=tags.schema_name(JUDGE.name),
                 extra_check=_coverage_check(data.checklist), prompt_version=self._judge_prompt.version,
-                usage=data.usage, max_tokens=self._max_tokens,
+                usage=data.usage, max_tokens=self._max_tokens, deadline_s=self._deadline_s,
             )
         except LLMError as exc:
             raise JudgeFailure(f"judge failed ({type(exc).__name__}): {exc}") from exc

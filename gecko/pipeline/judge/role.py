@@ -13,10 +13,10 @@ def _llm(build: EngineBuild[TaskJudge]) -> TaskJudge:
 
     models = panel_models(build.model)
     if len(models) == 1:
-        return LLMTaskJudge(build.client, build.model)
+        return LLMTaskJudge(build.client, build.model, **build.limits())
     from gecko.pipeline.judge.panel import JudgePanel
 
-    return JudgePanel([LLMTaskJudge(build.client, model) for model in models], build.settings.judge_vote)
+    return JudgePanel([LLMTaskJudge(build.client, model, **build.limits()) for model in models], build.settings.judge_vote)
 
 
 ENGINES: RoleEngines[TaskJudge, TaskJudge] = RoleEngines(rules=RulesJudge, llm=_llm)

@@ -99,7 +99,8 @@ class LLMStateUpdater:
             it also records real read results in `apply_real`.
         toolkit_info: toolkit name → summary (description, operations) shown to the bootstrap prompt.
         prompts_dir: override of the prompts folder (`patch.md`, `bootstrap.md`).
-        max_tokens: output limit of one patch.
+        max_tokens: output limit of one patch (None: the usage role's default cap).
+        deadline_s: total seconds of one LLM step (every attempt and the repair round); None: no total bound.
         max_section_chars: JSON size above which a response is truncated in the prompt.
     """
 
@@ -109,7 +110,8 @@ class LLMStateUpdater:
 
     def __init__(self, client: LLMClient, model: str, fallback: StateUpdater, *,
                  toolkit_info: Mapping[str, Any] | None = None, prompts_dir: Path | None = None,
-                 max_tokens: int | None = 4096, max_section_chars: int = 20_000) -> None:
+                 max_tokens: int | None = None, deadline_s: float | None = None,
+                 max_section_chars: int = 20_000) -> None:
         client.spec(model)
         self.engine = model
         self.client = client
@@ -119,6 +121,7 @@ class LLMStateUpdater:
         self._patch_prompt = load_prompt(folder / "patch.md")
         self._bootstrap_prompt = load_prompt(folder / "bootstrap.md")
         self._max_tokens = max_tokens
+        self._deadline_s = deadline_s
         self._max_chars = max_section_chars
 
     async def _patch(self, role: CallRole, state: dict[str, Any], sections: list[tuple[str, Any]],
@@ -136,7 +139,7 @@ class LLMStateUpdater:
         result = await self.client.structured(
             self.engine, stage_messages(prompt, [(tags.SECTION_STATE, state), *sections]), PatchOutput,
             role=role.name, name=tags.schema_name(role.name), extra_check=extra_check, prompt_version=prompt.version,
-            usage=usage, max_tokens=self._max_tokens,
+            usage=usage, max_tokens=self._max_tokens, deadline_s=self._deadline_s,
         )
         ops = [op.rfc() for op in result.value.patch]
         new_state = applied.get("state")

@@ -9,7 +9,8 @@ from gecko.pipeline.state.rules import RulesStateUpdater
 def _llm(build: EngineBuild[StateUpdater]) -> StateUpdater:
     from gecko.pipeline.state.llm import LLMStateUpdater
 
-    return LLMStateUpdater(build.client, build.model, build.fallback, toolkit_info=build.toolkit_info)
+    return LLMStateUpdater(build.client, build.model, build.fallback, toolkit_info=build.toolkit_info,
+                           **build.limits())
 
 
 ENGINES: RoleEngines[StateUpdater, StateUpdater] = RoleEngines(rules=RulesStateUpdater, llm=_llm)

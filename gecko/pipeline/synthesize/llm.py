@@ -70,7 +70,8 @@ class LLMResponseSynthesizer:
         model: model alias (also the engine name).
         fallback: answers when the LLM output cannot be made to fit (normally `RulesSynthesizer()`).
         prompt_path: override of the prompt file.
-        max_tokens: output limit of one response.
+        max_tokens: output limit of one response (None: the usage role's default cap).
+        deadline_s: total seconds of one LLM step (every attempt and the repair round); None: no total bound.
         recent_calls: how many recent calls of the session go into the prompt.
         max_section_chars: JSON size above which the state or a recent response is truncated in the prompt.
     """
@@ -79,14 +80,15 @@ class LLMResponseSynthesizer:
     """Tells the runner to load the session's last calls into `CallContext.recent_calls`."""
 
     def __init__(self, client: LLMClient, model: str, fallback: ResponseSynthesizer, *,
-                 prompt_path: Path | None = None, max_tokens: int | None = 4096, recent_calls: int = 5,
-                 max_section_chars: int = 60_000) -> None:
+                 prompt_path: Path | None = None, max_tokens: int | None = None, deadline_s: float | None = None,
+                 recent_calls: int = 5, max_section_chars: int = 60_000) -> None:
         client.spec(model)
         self.engine = model
         self.client = client
         self._fallback = fallback
         self._prompt = load_prompt(prompt_path or PROMPT_PATH)
         self._max_tokens = max_tokens
+        self._deadline_s = deadline_s
         self._recent = recent_calls
         self._max_chars = max_section_chars
         self._views: dict[str, _OperationView] = {}
@@ -122,7 +124,7 @@ class LLMResponseSynthesizer:
             result = await self.client.structured_json(
                 self.engine, messages, view.wrapped, role=RESPONDER.name,
                 name=tags.schema_name(RESPONDER.name), check=view.check, prompt_version=self._prompt.version,
-                usage=ctx.usage, max_tokens=self._max_tokens,
+                usage=ctx.usage, max_tokens=self._max_tokens, deadline_s=self._deadline_s,
             )
         except LLMError as exc:
             backup = await self._fallback.synthesize(ctx)

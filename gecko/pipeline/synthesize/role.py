@@ -9,7 +9,7 @@ from gecko.pipeline.synthesize.rules import RulesSynthesizer
 def _llm(build: EngineBuild[ResponseSynthesizer]) -> ResponseSynthesizer:
     from gecko.pipeline.synthesize.llm import LLMResponseSynthesizer
 
-    return LLMResponseSynthesizer(build.client, build.model, build.fallback)
+    return LLMResponseSynthesizer(build.client, build.model, build.fallback, **build.limits())
 
 
 ENGINES: RoleEngines[ResponseSynthesizer, ResponseSynthesizer] = RoleEngines(rules=RulesSynthesizer, llm=_llm)

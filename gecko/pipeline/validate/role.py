@@ -8,7 +8,7 @@ from gecko.pipeline.stages import EngineBuild, RoleEngines, SemanticValidator
 def _llm(build: EngineBuild[None]) -> SemanticValidator:
     from gecko.pipeline.validate.semantic_llm import LLMSemanticValidator
 
-    return LLMSemanticValidator(build.client, build.model)
+    return LLMSemanticValidator(build.client, build.model, **build.limits())
 
 
 ENGINES: RoleEngines[None, SemanticValidator] = RoleEngines(rules=lambda: None, llm=_llm)

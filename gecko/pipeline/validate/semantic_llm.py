@@ -66,18 +66,20 @@ class LLMSemanticValidator:
         client: the shared LLM client.
         model: model alias (also the engine name reported in /health and history).
         prompt_path: override of the prompt file.
-        max_tokens: output limit of the verdict.
+        max_tokens: output limit of the verdict (None: the usage role's default cap).
+        deadline_s: total seconds of one LLM step (every attempt and the repair round); None: no total bound.
     """
 
     needs_recent_calls = False
 
     def __init__(self, client: LLMClient, model: str, *, prompt_path: Path | None = None,
-                 max_tokens: int | None = 1024) -> None:
+                 max_tokens: int | None = None, deadline_s: float | None = None) -> None:
         client.spec(model)
         self.engine = model
         self.client = client
         self._prompt = load_prompt(prompt_path or PROMPT_PATH)
         self._max_tokens = max_tokens
+        self._deadline_s = deadline_s
         self._tools: dict[str, dict[str, Any]] = {}
         """Prompt view of each operation, built once (operations live as long as the process)."""
 
@@ -97,6 +99,7 @@ class LLMSemanticValidator:
             result = await self.client.structured(
                 self.engine, self.messages(ctx), SemanticOutput, role=VALIDATOR.name, name=tags.schema_name(VALIDATOR.name),
                 prompt_version=self._prompt.version, usage=ctx.usage, max_tokens=self._max_tokens,
+                deadline_s=self._deadline_s,
             )
         except LLMError as exc:
             return SemanticVerdict("unchecked", reason=f"semantic check failed ({type(exc).__name__}): {exc}")
