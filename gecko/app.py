@@ -20,7 +20,7 @@ from gecko.api.problems import ProblemError, problem_response
 from gecko.api.routes import compat, health, session_views, sessions, toolkits, tools, ui
 from gecko.api.security import ApiKeyMiddleware
 from gecko.mcp.http import McpHttpEndpoint, mcp_routes
-from gecko.pipeline.engines import build_engines, close_engines
+from gecko.pipeline.engines import build_engines, close_engines, probe_endpoints
 from gecko.pipeline.faults import FaultPolicies
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
@@ -64,6 +64,7 @@ async def serving(ctx: GeckoContext) -> AsyncIterator[None]:
     """Open the store and keep it tidy while serving; at the end drain deferred updates and close everything."""
     await ctx.store.open()
     await ctx.store.heartbeat()
+    await probe_endpoints(ctx.engines, ctx.settings)
     task = asyncio.create_task(_housekeeping(ctx))
     try:
         yield

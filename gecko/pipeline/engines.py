@@ -8,14 +8,16 @@ engines (`gecko.pipeline.<package>.role.ENGINES`, a `RoleEngines`). LLM engines 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from gecko.pipeline.stages import Engines, RoleEngines
 from gecko.toolkits.registry import ToolkitRegistry
-from utils.roles import ENGINE_NONE, ENGINE_RULES, SERVER_ROLES, ServerRole
+from utils.roles import ENGINE_NONE, ENGINE_RULES, SERVER_ROLES, ServerRole, panel_models
 from utils.settings import Settings
 
+log = logging.getLogger(__name__)
 TOOLKIT_INFO_LIMIT = 200
 """Toolkits summarised for the LLM state bootstrap prompt."""
 
@@ -58,6 +60,32 @@ def _toolkit_info(registry: ToolkitRegistry | None) -> Mapping[str, Any]:
         return {}
     return {name: {"description": tk.description, "operations": [op.operation_id for op in tk.operations.values()]}
             for name, tk in list(registry.toolkits.items())[:TOOLKIT_INFO_LIMIT]}
+
+
+def role_endpoints(engines: Engines, settings: Settings) -> dict[str, dict[str, Any]]:
+    """Role name → its model's endpoint (`ModelSpec.public()`: capabilities and where each comes from), for the
+    roles served by a model."""
+    client = engines.llm_client
+    if client is None:
+        return {}
+    return {role.name: client.spec(settings.role_model(role)).public() for role in SERVER_ROLES
+            if engines.engine_of(role) not in (ENGINE_RULES, ENGINE_NONE)}
+
+
+async def probe_endpoints(engines: Engines, settings: Settings) -> None:
+    """Find the capabilities of the roles' generic endpoints (JSON-schema output, tools) before the first call,
+    so every call of the process sends the same request format; a probe that cannot tell is logged."""
+    client = engines.llm_client
+    if client is None:
+        return
+    for name in sorted({model for role in SERVER_ROLES
+                        if engines.engine_of(role) not in (ENGINE_RULES, ENGINE_NONE)
+                        for model in panel_models(settings.role_model(role))}):
+        spec = await client.probe(name)
+        if spec.probe_error:
+            log.warning("capabilities of %s not probed (%s); assuming %s", name, spec.probe_error, spec.capabilities)
+        elif spec.capability_sources:
+            log.info("capabilities of %s: %s", name, dict(spec.capability_sources))
 
 
 def llm_metrics_text(engines: Engines) -> str:

@@ -5,7 +5,9 @@ A name resolves to a `ModelSpec`: provider, base URL, key variable, capabilities
 - an alias from `MODELS` (`gpt-4.1-mini`, `deepseek-chat`, `qwen-plus`, …);
 - `openai:<model>` for any other OpenAI model id (capabilities of the gpt-4.1 family, no price);
 - `openai-compatible:<model>@<base_url>` for vLLM, Ollama, llama.cpp, the local stub or any gateway
-  (`openai-compatible:<model>` alone takes the URL from `OPENAI_COMPATIBLE_BASE_URL`);
+  (`openai-compatible:<model>` alone takes the URL from `OPENAI_COMPATIBLE_BASE_URL`); capabilities may be
+  declared after a `#`: `openai-compatible:qwen@http://127.0.0.1:8001/v1#json_schema,tools=off`. What is
+  not declared is probed (`utils.llm.probe`) by Gecko at start-up and by the runners' preflight;
 - the engines `rules` and `none`, and `scripted-*` (offline agents), which are not models.
 
 Base URLs follow the SDK conventions: `OPENAI_BASE_URL` redirects every OpenAI alias (so
@@ -98,6 +100,26 @@ class ModelSpec:
     """None when we do not know the price; costs are then reported as unknown."""
     token_param: str = "max_tokens"
     """Request field for the output token limit (`max_tokens` or `max_completion_tokens`)."""
+    redirected: bool = False
+    """The endpoint is not the provider's own (a generic URL or a `<PROVIDER>_BASE_URL` override): its
+    capabilities are not known from the alias table, and `utils.llm.probe` finds them."""
+    declared: frozenset[str] = frozenset()
+    """Capabilities set in the name (`#json_schema,tools=off`); never probed."""
+    capability_sources: tuple[tuple[str, str], ...] = ()
+    """Capability → where its value comes from: `alias table`, `declared`, `assumed`, `probed: <how>`."""
+    probe_error: str | None = None
+    """Why the last probe could not tell (the assumed values stand meanwhile)."""
+
+    @property
+    def needs_probe(self) -> bool:
+        """Whether some capability of this endpoint is neither in the alias table nor declared."""
+        return self.redirected and not set(CAPABILITY_NAMES) <= self.declared
+
+    def source_of(self, capability: str) -> str:
+        """Where the value of `capability` comes from."""
+        generic = self.provider == "openai-compatible"
+        return dict(self.capability_sources).get(
+            capability, "declared" if capability in self.declared else "assumed" if generic else "alias table")
 
     @property
     def endpoint(self) -> str:
@@ -120,10 +142,14 @@ class ModelSpec:
 
     def public(self) -> dict[str, object]:
         """Summary for /health and result files (no secrets)."""
-        return {
+        public: dict[str, object] = {
             "name": self.name, "model": self.model, "provider": self.provider, "base_url": self.base_url,
             "capabilities": {k: getattr(self.capabilities, k) for k in Capabilities.__dataclass_fields__},
+            "capability_sources": {k: self.source_of(k) for k in Capabilities.__dataclass_fields__},
         }
+        if self.probe_error:
+            public["probe_error"] = self.probe_error
+        return public
 
 
 _GPT = Capabilities(tools=True, json_schema=True, json_mode=True, temperature=True)
@@ -164,7 +190,29 @@ MODELS: dict[str, _Alias] = {
 }
 
 GENERIC_CAPABILITIES = Capabilities(tools=True, json_schema=False, json_mode=True, temperature=True)
-"""Assumed for `openai-compatible:`: llama.cpp's server rejects `json_schema`, all accept JSON mode."""
+"""Assumed for `openai-compatible:` until probed or declared: JSON-schema output off (servers that do not know
+it may answer 4xx or 500), tools and JSON mode on."""
+CAPABILITY_NAMES = ("tools", "json_schema", "json_mode", "temperature")
+"""Capabilities a generic endpoint may declare in its name (`reasoning` is a property of the model)."""
+_DECLARED_ON = {"", "on", "true", "yes", "1"}
+_DECLARED_OFF = {"off", "false", "no", "0"}
+
+
+def _declared_capabilities(name: str, text: str) -> dict[str, bool]:
+    """`json_schema,tools=off` → {"json_schema": True, "tools": False}.
+
+    Raises:
+        LLMUsageError: an unknown capability or value.
+    """
+    declared: dict[str, bool] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        key, value = key.strip(), value.strip().lower()
+        if key not in CAPABILITY_NAMES or value not in _DECLARED_ON | _DECLARED_OFF:
+            raise LLMUsageError(f"{name!r}: cannot declare {part!r}; write <capability>[=on|off] with a capability "
+                                f"among {', '.join(CAPABILITY_NAMES)}")
+        declared[key] = value in _DECLARED_ON
+    return declared
 
 
 def is_engine_name(name: str) -> bool:
@@ -192,11 +240,12 @@ def _base_url(provider: Provider, env: Mapping[str, str]) -> tuple[str, bool]:
 
 
 def _spec(name: str, model: str, provider: Provider, base_url: str, redirected: bool,
-          capabilities: Capabilities, price: Price | None) -> ModelSpec:
+          capabilities: Capabilities, price: Price | None, declared: Mapping[str, bool] | None = None) -> ModelSpec:
+    declared = dict(declared or {})
     return ModelSpec(
         name=name, model=model, provider=provider.name, base_url=base_url, key_env=provider.key_env,
-        key_required=provider.key_required and not redirected, capabilities=capabilities, price=price,
-        token_param=provider.token_param,
+        key_required=provider.key_required and not redirected, capabilities=replace(capabilities, **declared),
+        price=price, token_param=provider.token_param, redirected=redirected, declared=frozenset(declared),
     )
 
 
@@ -226,7 +275,7 @@ def resolve_model(name: str, env: Mapping[str, str] | None = None) -> ModelSpec:
         return _spec(name, name[len(OPENAI_PREFIX):], provider, base_url, redirected, _GPT, None)
     if name.startswith(GENERIC_PREFIX):
         provider = PROVIDERS["openai-compatible"]
-        rest = name[len(GENERIC_PREFIX):]
+        rest, _, declared = name[len(GENERIC_PREFIX):].partition("#")
         model, _, url = rest.partition("@")
         url = url.strip() or env.get(provider.base_url_env, "").strip()
         if not model or not url:
@@ -236,7 +285,8 @@ def resolve_model(name: str, env: Mapping[str, str] | None = None) -> ModelSpec:
             )
         if not url.startswith(("http://", "https://")):
             raise LLMUsageError(f"{name!r}: the base URL must start with http:// or https://")
-        return _spec(name, model, provider, url.rstrip("/"), True, GENERIC_CAPABILITIES, None)
+        return _spec(name, model, provider, url.strip().rstrip("/"), True, GENERIC_CAPABILITIES, None,
+                     _declared_capabilities(name, declared))
     raise UnknownModelError(name, known_model_names())
 
 

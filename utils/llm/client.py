@@ -11,6 +11,7 @@ One `LLMClient` serves every role and model of a process; the model is an argume
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import os
 import random
@@ -173,7 +174,14 @@ class LLMClient:
         self._usage_sink = usage_sink
         self.usage_totals = UsageAggregator()
         self._specs: dict[str, ModelSpec] = {}
+        self._probed: set[str] = set()
+        self._probing: dict[str, asyncio.Lock] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The environment keys and base URLs are read from."""
+        return self._env
 
     def spec(self, model: str | ModelSpec) -> ModelSpec:
         """Resolve a model name (memoised).
@@ -186,6 +194,28 @@ class LLMClient:
         if model not in self._specs:
             self._specs[model] = resolve_model(model, self._env)
         return self._specs[model]
+
+    async def probe(self, model: str) -> ModelSpec:
+        """The spec of `model` with the capabilities of its endpoint probed (`utils.llm.probe`), once per
+        process: later calls with this name use them. A probe that could not tell is tried again next time.
+
+        Raises:
+            UnknownModelError, LLMUsageError, MissingAPIKeyError: see `resolve_model` and `ModelSpec.api_key`.
+        """
+        spec = self.spec(model)
+        if not spec.needs_probe or spec.name in self._probed:
+            return spec
+        async with self._probing.setdefault(spec.name, asyncio.Lock()):
+            spec = self.spec(model)
+            if spec.name in self._probed:
+                return spec
+            from utils.llm.probe import probe_capabilities
+
+            spec = await probe_capabilities(self, spec)
+            self._specs[spec.name] = spec
+            if spec.probe_error is None:
+                self._probed.add(spec.name)
+            return spec
 
     def _limit(self, spec: ModelSpec) -> asyncio.Semaphore:
         if spec.endpoint not in self._limits:
@@ -264,7 +294,7 @@ class LLMClient:
 
     async def _send(
         self, spec: ModelSpec, request: dict[str, Any], *, role: str, prompt_version: str, purpose: str,
-        usage: list[dict[str, Any]] | None, deadline: float | None = None,
+        usage: list[dict[str, Any]] | None, deadline: float | None = None, policy: RetryPolicy | None = None,
     ) -> ChatResult:
         api_key = spec.api_key(self._env)
         headers = {ROLE_HEADER: role}
@@ -284,7 +314,7 @@ class LLMClient:
                 return await self.transport.complete(spec, api_key, request, timeout, headers)
 
         try:
-            reply, attempts = await with_retries(once, self.config.retry, sleep=self._sleep, rng=self._rng,
+            reply, attempts = await with_retries(once, policy or self.config.retry, sleep=self._sleep, rng=self._rng,
                                                  deadline=deadline)
         except LLMError as exc:
             self._emit(usage, spec=spec, role=role, prompt_version=prompt_version, purpose=purpose,
@@ -341,6 +371,7 @@ class LLMClient:
         use_cache: bool = True,
         extra: Mapping[str, Any] | None = None,
         deadline_s: float | None = None,
+        max_attempts: int | None = None,
     ) -> ChatResult:
         """One chat completion.
 
@@ -361,6 +392,7 @@ class LLMClient:
             extra: additional request fields (sent in the body as-is).
             deadline_s: total seconds for the call, every attempt and back-off included (None: only the
                 retry policy and the per-request timeout bound it).
+            max_attempts: fewer attempts than the client's retry policy allows (probes).
 
         Raises:
             LLMInfrastructureError: the service failed after retries (`LLMTimeoutError` when the deadline passed).
@@ -378,8 +410,9 @@ class LLMClient:
             hit = await self._lookup(key, spec, role=role, prompt_version=prompt_version, usage=usage)
             if hit is not None:
                 return hit
+        policy = None if max_attempts is None else dataclasses.replace(self.config.retry, max_attempts=max_attempts)
         result = await self._send(spec, request, role=role, prompt_version=prompt_version, purpose="call",
-                                  usage=usage, deadline=deadline)
+                                  usage=usage, deadline=deadline, policy=policy)
         if cacheable:
             await self._store(key, spec, result)
         return result

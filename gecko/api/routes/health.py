@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse
 
 from gecko.api.deps import ContextDep
 from gecko.api.security import AUTHORIZED_STATE
-from gecko.pipeline.engines import llm_metrics_text
+from gecko.pipeline.engines import llm_metrics_text, role_endpoints
 from utils.roles import SERVER_ROLES
 
 router = APIRouter(tags=["health"])
@@ -18,14 +18,17 @@ router = APIRouter(tags=["health"])
 
 @router.get("/health")
 async def health(request: Request, ctx: ContextDep) -> dict:
-    """Status, models of every role, engines, store, toolkit counts and live workers (runners preflight on this).
+    """Status, models of every role (with the endpoint's capabilities, probed or declared), engines, store,
+    toolkit counts and live workers (runners preflight on this).
 
     On a server with an API key, a caller without the key learns only `status` and `version`.
     """
     engines, settings = ctx.engines, ctx.settings
     if not getattr(request.state, AUTHORIZED_STATE, True):
         return {"status": "ok", "version": ctx.version}
-    roles = {role.public: {"model": settings.role_model(role), "engine": engines.engine_of(role)}
+    endpoints = role_endpoints(engines, settings)
+    roles = {role.public: {"model": settings.role_model(role), "engine": engines.engine_of(role),
+                           **({"endpoint": endpoints[role.name]} if role.name in endpoints else {})}
              for role in SERVER_ROLES}
     return {
         "status": "ok",
