@@ -30,7 +30,7 @@ from inference.agents.base import Agent, AgentError, AgentRequest, AgentRun
 from inference.gecko.client import GeckoClient
 from inference.gecko.errors import GeckoError
 from inference.tools.catalog import ToolCatalog
-from inference.tools.execution import CallRecord, ToolBackend, ToolExecutor
+from inference.tools.execution import CallRecord, ToolBackend, ToolExecutor, assistant_message, tool_messages
 from utils.llm import Prompt
 
 ConversationStatus = Literal["completed", "untested"]
@@ -130,11 +130,8 @@ def history_messages(turn: ConversationTurn, run: AgentRun | None) -> list[dict[
     messages: list[dict[str, Any]] = [dict(m) for m in turn.messages]
     for step in run.steps if run is not None else ():
         if step.calls:
-            messages.append({"role": "assistant", "content": step.text, "tool_calls": [
-                {"id": c.call_id, "type": "function", "function": {"name": c.agent_name, "arguments": c.raw_arguments}}
-                for c in step.calls]})
-            messages.extend({"role": "tool", "tool_call_id": c.call_id, "content": c.outcome.content}
-                            for c in step.calls)
+            messages.append(assistant_message(step.text, step.calls))
+            messages.extend(tool_messages(step.calls))
         elif step.text:
             messages.append({"role": "assistant", "content": step.text})
     return messages

@@ -43,6 +43,8 @@ class AgentSettings:
     """Probability that the noisy agent corrupts a call."""
     max_steps: int = DEFAULT_MAX_STEPS
     temperature: float | None = 0.0
+    max_tokens: int | None = None
+    """Output cap of each planner completion (None: the planner role's default)."""
     system_prompt: Path = SYSTEM_PROMPT
     agent_backend: str = DEFAULT_AGENT_BACKEND
     """What drives an LLM model (`planner` or `camel`)."""
@@ -54,7 +56,7 @@ class AgentSettings:
             ValueError: see `inference.agents.backends.build_planner`.
         """
         spec = PlannerSpec(self.model, load_prompt(system_prompt or self.system_prompt), self.max_steps,
-                           self.temperature)
+                           self.temperature, self.max_tokens)
         return build_planner(self.agent_backend, spec, llm)
 
 

@@ -154,6 +154,9 @@ class _Bfcl:
         bfcl.add_argument("--max-steps", type=int, default=steps, help=f"planner steps per run (default {steps})")
         bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
         add_agent_backend_argument(bfcl)
+        cap = defaults["max_tokens"].default
+        bfcl.add_argument("--max-tokens", type=int, default=cap,
+                          help=f"output cap of each planner completion (default {cap})")
         checklist = defaults["generate_checklist"].default
         bfcl.add_argument("--checklist", action=argparse.BooleanOptionalAction, default=checklist,
                           help=f"a checklist per task (per turn in multi-turn) from Gecko's judge model "
@@ -171,8 +174,8 @@ class _Bfcl:
         return cls(cls.config_type(
             categories=cls.categories_of(args.category), model=args.model, ids=selected_ids(args),
             num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
-            max_steps=args.max_steps, temperature=args.temperature, generate_checklist=args.checklist,
-            agent_backend=args.agent_backend), options)
+            max_steps=args.max_steps, temperature=args.temperature, max_tokens=args.max_tokens,
+            generate_checklist=args.checklist, agent_backend=args.agent_backend), options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:

@@ -15,6 +15,7 @@ from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGO
 from gats import GatsConfig
 from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
 from inference.agents.noise import DEFAULT_ERROR_RATE
+from utils.roles import PLANNER
 
 DEFAULT_MAX_RETRIES = 2
 
@@ -45,6 +46,8 @@ class BfclRunConfig(BaseModel):
     max_steps: int = Field(10, ge=1)
     """Planner steps per attempt."""
     temperature: float | None = 0.0
+    max_tokens: int = Field(PLANNER.max_tokens, ge=1)
+    """Output cap of each planner completion."""
     generate_checklist: bool = False
     """A checklist per task from Gecko's judge model (else the judge's own)."""
     agent_backend: AgentBackend = DEFAULT_AGENT_BACKEND
@@ -76,7 +79,8 @@ class BfclRunConfig(BaseModel):
     def agents(self) -> AgentSettings:
         """How agents are built."""
         return AgentSettings(model=self.model, seed=self.seed, error_rate=self.error_rate,
-                             max_steps=self.max_steps, temperature=self.temperature, agent_backend=self.agent_backend)
+                             max_steps=self.max_steps, temperature=self.temperature, max_tokens=self.max_tokens,
+                             agent_backend=self.agent_backend)
 
 
 class MultiTurnRunConfig(BfclRunConfig):

@@ -29,7 +29,8 @@ from benchmarks.runner.protocol import Benchmark, TaskOutcome, WorkItem
 from benchmarks.runner.rundir import SUMMARY_FILE, RunDirectory, utc_now
 from benchmarks.runner.summary import RunSummary, summarise
 from inference.gecko import GeckoClient
-from utils.llm import LLMClient, LLMError, check_model_names
+from utils.llm import LLMClient, LLMError, check_model_names, check_tool_support
+from utils.roles import call_role
 
 log = logging.getLogger("benchmarks.runner")
 
@@ -72,6 +73,34 @@ def _check_models(models: Mapping[str, str]) -> None:
         check_model_names(dict(models))
     except LLMError as exc:
         raise PreflightError(str(exc)) from exc
+
+
+async def _check_endpoints(models: Mapping[str, str], llm: LLMClient) -> dict[str, object]:
+    """Probe the endpoint of every model (capabilities), and refuse a tool-using role whose endpoint drops
+    `tools` (`utils.llm.check_tool_support`): its every call would come back as text, so every task would
+    be scored as a model failure. Returns what was found, for `config.json`.
+
+    Raises:
+        PreflightError: an endpoint cannot be reached, or a tool-using role's endpoint ignores tools.
+    """
+    found: dict[str, object] = {}
+    for role, name in models.items():
+        try:
+            spec = await llm.probe(name)
+            entry: dict[str, object] = {"model": name, "capabilities": spec.public()["capabilities"]}
+            known = call_role(role)
+            if known is not None and known.uses_tools:
+                support = await check_tool_support(llm, name)
+                if not support.supported:
+                    raise PreflightError(
+                        f"the {role} model cannot call tools: {support.detail}. Serve it with a tool-capable chat "
+                        "template (`python -m utils.local_model serve --model FILE.gguf` ships one for the Gemma 3 "
+                        "and ChatML families), or use a model whose endpoint supports tools")
+                entry["tools"] = {"supported": True, "how": support.how}
+        except LLMError as exc:
+            raise PreflightError(f"the {role} model {name!r} is not usable: {exc}") from exc
+        found[role] = entry
+    return found
 
 
 class _Run:
@@ -154,9 +183,12 @@ async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: Gec
     context = RunContext(name, options, gecko=gecko, llm=llm)
     try:
         _check_models(benchmark.models())
+        endpoints = await _check_endpoints(benchmark.models(), context.llm()) if benchmark.models() else {}
         if benchmark.needs_gecko:
             context.start_local_gecko(benchmark.local_gecko())
         environment = dict(await benchmark.preflight(items, context))
+        if endpoints:
+            environment.setdefault("endpoints", endpoints)
         environment.setdefault("gecko_url", context.gecko_url if benchmark.needs_gecko else None)
         run_dir = resumed or RunDirectory.create(options.output_dir, name)
         if resumed is None:

@@ -33,12 +33,14 @@ class PlannerSpec:
     system_prompt: Prompt | None
     max_steps: int = DEFAULT_MAX_STEPS
     temperature: float | None = 0.0
+    max_tokens: int | None = None
+    """Output cap of each completion (None: the planner role's default)."""
 
 
 def _builtin(spec: PlannerSpec, llm: LLMClient | None) -> Agent:
     if llm is None:
         raise ValueError(f"model {spec.model!r} needs an LLM client")
-    return PlannerAgent(LLMPlannerModel(llm, spec.model, temperature=spec.temperature),
+    return PlannerAgent(LLMPlannerModel(llm, spec.model, temperature=spec.temperature, max_tokens=spec.max_tokens),
                         system_prompt=spec.system_prompt, max_steps=spec.max_steps)
 
 
@@ -48,7 +50,7 @@ def _camel(spec: PlannerSpec, llm: LLMClient | None) -> Agent:
     except ImportError as exc:
         raise ValueError(f"--agent-backend camel needs camel-ai: pip install -e '.[camel]' ({exc})") from None
     return CamelAgent(spec.model, system_prompt=spec.system_prompt, max_steps=spec.max_steps,
-                      temperature=spec.temperature)
+                      temperature=spec.temperature, max_tokens=spec.max_tokens)
 
 
 _BUILDERS: dict[str, Callable[[PlannerSpec, LLMClient | None], Agent]] = {"planner": _builtin, "camel": _camel}

@@ -29,7 +29,13 @@ from inference.agents.base import (
     StopReason,
 )
 from inference.agents.llm import PlannerModel
-from inference.tools.execution import CallRecord, ToolExecutor, ToolInfrastructureError
+from inference.tools.execution import (
+    CallRecord,
+    ToolExecutor,
+    ToolInfrastructureError,
+    assistant_message,
+    tool_messages,
+)
 from utils.llm import Prompt, load_prompt
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
@@ -40,16 +46,6 @@ DEFAULT_MAX_STEPS = 10
 def load_system_prompt(path: Path | None = None) -> Prompt:
     """The planner's system prompt (default: `prompts/planner_system.md`)."""
     return load_prompt(path or DEFAULT_SYSTEM_PROMPT)
-
-
-def _assistant_message(text: str | None, calls: tuple[CallRecord, ...]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if calls:
-        message["tool_calls"] = [
-            {"id": c.call_id, "type": "function", "function": {"name": c.agent_name, "arguments": c.raw_arguments}}
-            for c in calls
-        ]
-    return message
 
 
 class PlannerAgent:
@@ -118,7 +114,7 @@ class PlannerAgent:
                 steps.append(AgentStep(index, reply.text, tuple(records)))
                 raise AgentInfrastructureError(f"tool backend failed: {exc}", partial()) from exc
             steps.append(AgentStep(index, reply.text, tuple(records)))
-            messages.append(_assistant_message(reply.text, tuple(records)))
-            messages.extend({"role": "tool", "tool_call_id": r.call_id, "content": r.outcome.content} for r in records)
+            messages.append(assistant_message(reply.text, records))
+            messages.extend(tool_messages(records))
             final_text = reply.text
         return partial()

@@ -69,7 +69,7 @@ class ApproximateTokenCounter(BaseTokenCounter):
 
 
 def camel_model(model: str, *, temperature: float | None = 0.0, token_counter: BaseTokenCounter | None = None,
-                timeout_s: float | None = None) -> BaseModelBackend:
+                timeout_s: float | None = None, max_tokens: int | None = None) -> BaseModelBackend:
     """A CAMEL model backend for a Gecko model alias (any OpenAI-compatible endpoint; see `utils.llm`).
 
     Raises:
@@ -83,7 +83,9 @@ def camel_model(model: str, *, temperature: float | None = 0.0, token_counter: B
                          f"'openai-compatible:gecko-stub@{spec.base_url}')")
     if token_counter is None and not os.environ.get("TIKTOKEN_CACHE_DIR"):
         token_counter = ApproximateTokenCounter()
-    config = {"temperature": temperature} if temperature is not None else {}
+    config: dict[str, Any] = {"temperature": temperature} if temperature is not None else {}
+    if max_tokens is not None:
+        config["max_tokens"] = max_tokens
     return ModelFactory.create(model_platform=ModelPlatformType.OPENAI_COMPATIBLE_MODEL, model_type=spec.model,
                                url=spec.base_url, api_key=spec.api_key(os.environ) or "unused",
                                model_config_dict=config, token_counter=token_counter, timeout=timeout_s)
@@ -165,6 +167,7 @@ class CamelAgent:
         name: how the agent is reported (default: the model alias).
         chat_agent: builds the CAMEL agent, called like `ChatAgent` (`system_message`, `model`, `tools`,
             `max_iteration`): pass your own `ChatAgent` subclass to run GATS with it.
+        max_tokens: output cap of each completion of a model given by alias (None: the provider's default).
 
     Raises:
         UnknownModelError, LLMUsageError, ValueError: see `camel_model` (checked here, before any run).
@@ -172,13 +175,14 @@ class CamelAgent:
 
     def __init__(self, model: str | BaseModelBackend, *, system_prompt: Prompt | None = None,
                  max_steps: int = DEFAULT_MAX_STEPS, temperature: float | None = 0.0, name: str | None = None,
-                 chat_agent: Callable[..., ChatAgent] = ChatAgent) -> None:
+                 chat_agent: Callable[..., ChatAgent] = ChatAgent, max_tokens: int | None = None) -> None:
         self.api_model = str(getattr(model, "model_type", model))
         if isinstance(model, str):
-            camel_model(model, temperature=temperature)  # fail at start, not in the middle of a run
+            camel_model(model, temperature=temperature, max_tokens=max_tokens)  # fail at start, not mid-run
             self.api_model = resolve_model(model, os.environ).model
         self._model_factory: Callable[[], BaseModelBackend] = (
-            (lambda: camel_model(model, temperature=temperature)) if isinstance(model, str) else (lambda: model))
+            (lambda: camel_model(model, temperature=temperature, max_tokens=max_tokens)) if isinstance(model, str)
+            else (lambda: model))
         self.model_name = model if isinstance(model, str) else str(model.model_type)
         self.name = name or f"camel:{self.model_name}"
         self.system_prompt = system_prompt

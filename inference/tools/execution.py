@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -144,18 +144,48 @@ def error_content(title: str, detail: str, errors: tuple[ToolError, ...] = ()) -
     return dumps_compact(payload)
 
 
+SHOWN_ARGUMENT_CHARS = 300
+"""Of malformed arguments, this much is quoted back to the model in the call's result."""
+
+
 def _parse_arguments(raw: str | Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
     """(raw text, parsed object or None, problem)."""
     if isinstance(raw, Mapping):
         return dumps_compact(dict(raw)), dict(raw), ""
     text = raw if raw.strip() else "{}"
+    shown = raw if len(raw) <= SHOWN_ARGUMENT_CHARS else raw[:SHOWN_ARGUMENT_CHARS] + "…"
     try:
         value = json.loads(text)
     except ValueError as exc:
-        return raw, None, f"the arguments are not valid JSON: {exc}"
+        return raw, None, f"the arguments are not valid JSON ({exc}); you sent: {shown}"
     if not isinstance(value, dict):
-        return raw, None, f"the arguments must be a JSON object, got {type(value).__name__}"
+        return raw, None, f"the arguments must be a JSON object, got {type(value).__name__}: {shown}"
     return raw, value, ""
+
+
+def history_arguments(record: CallRecord) -> str:
+    """The arguments of a call as the model's history shows them: always a JSON object. Malformed arguments
+    (text that is not a JSON object, e.g. a call cut off at the output cap: `{`) become `{}`, and the parse
+    error is in the call's result: providers refuse a history with arguments that do not parse (llama.cpp
+    answers 500), which would end the task as untested."""
+    return record.raw_arguments if record.arguments is not None else "{}"
+
+
+def assistant_message(text: str | None, calls: Sequence[CallRecord]) -> dict[str, Any]:
+    """One assistant step for the model's history: its text and its calls, each with valid JSON arguments
+    (`history_arguments`); the results follow as one tool message per call."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.call_id, "type": "function", "function": {"name": c.agent_name, "arguments": history_arguments(c)}}
+            for c in calls
+        ]
+    return message
+
+
+def tool_messages(calls: Sequence[CallRecord]) -> list[dict[str, Any]]:
+    """The tool message of each call: what it returned, or why it failed."""
+    return [{"role": "tool", "tool_call_id": c.call_id, "content": c.outcome.content} for c in calls]
 
 
 class ToolExecutor:
