@@ -7,7 +7,10 @@ after the response is sent, in a background task that keeps holding the session,
 next call still sees the updated state.
 
 Calls to one session queue on the store's hold (`SessionStore.acquire`): in-process FIFO, then the
-cross-process lease. No call is ever run twice.
+cross-process lease. No call is ever run twice. A call that fails the syntactic check changes nothing and
+its verdict does not depend on the session, so it is checked before it queues: if the session is not free
+within `REJECTION_WAIT_S` (a deferred LLM state update holds it), the 422 is answered at once and its
+history entry is written behind the update, in order.
 
 A session with a fault policy (its own or the server's `--faults`) goes through the state controller
 (`gecko.pipeline.faults`) after the syntactic check: an injected fault may answer instead of the call, delay
@@ -40,6 +43,8 @@ from utils.jsonlimits import READABLE_DEPTH, is_readable
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
 _UNREADABLE_STATE = f"the updated state nests deeper than {READABLE_DEPTH} levels; it was not stored"
+REJECTION_WAIT_S = 0.25
+"""Longest wait of a syntactically invalid call for its session before it is answered without it."""
 
 
 @dataclass
@@ -128,7 +133,7 @@ class CallRunner:
         self.engines = engines
         self.needs_recent_calls = (any(stage.needs_recent_calls for stage in stages)
                                    if needs_recent_calls is None else needs_recent_calls)
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
 
     async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
         """Validate, synthesize and update state for one call, serialised per session.
@@ -140,13 +145,17 @@ class CallRunner:
             NoUpstream: a passthrough session calls a toolkit without an upstream.
             UpstreamError: the real upstream of a hybrid or passthrough call failed (nothing is simulated instead).
         """
+        started = time.perf_counter()
+        violations = validate_arguments(operation, arguments)
+        if violations:
+            return await self._reject(session_id, operation, arguments, violations, started)
         hold = await self.store.acquire(session_id)
         handed_off = False
         try:
             record = await self.store.read(hold)
             if record is None:
                 raise SessionNotFound(session_id)
-            outcome, commit, pending = await self._run_locked(hold, record, operation, arguments)
+            outcome, commit, pending = await self._run_locked(hold, record, operation, arguments, started)
             if pending is not None:
                 outcome.state_version, outcome.state_pending = record.version + 1, True
                 task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
@@ -161,6 +170,51 @@ class CallRunner:
         finally:
             if not handed_off:
                 await self.store.release(hold)
+
+    async def _reject(self, session_id: str, operation: Operation, arguments: Any, violations: list[Violation],
+                      started: float) -> CallOutcome:
+        """A 422 for a call that failed the syntactic check, recorded in the history without making it wait on
+        a busy session (see the module docstring)."""
+        entry: dict[str, Any] = {
+            "at": time.time(), "tool": operation.tool_name, "access": operation.access, "arguments": arguments,
+            "status": 422, "errors": [v.public() for v in violations],
+            "validation": {"syntactic": "invalid", "semantic": "skipped"}, "timings_ms": {"syntactic": _ms(started)},
+        }
+        recording = asyncio.create_task(self._record_rejection(session_id, operation, entry))
+        done, _ = await asyncio.wait({recording}, timeout=REJECTION_WAIT_S)
+        if recording in done:
+            return CallOutcome(422, None, violations=violations, state_version=recording.result())
+        record = await self.store.get(session_id)
+        problem: Exception | None = None
+        if record is None:
+            problem = SessionNotFound(session_id)
+        elif record.config.get("toolkits") and operation.toolkit not in record.config["toolkits"]:
+            problem = ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session",
+                                   list(record.config["toolkits"]))
+        if problem is not None:
+            recording.cancel()
+            raise problem
+        assert record is not None
+        self._background.add(recording)
+        recording.add_done_callback(self._rejection_recorded)
+        return CallOutcome(422, None, violations=violations, state_version=record.version)
+
+    async def _record_rejection(self, session_id: str, operation: Operation, entry: dict[str, Any]) -> int:
+        """Append a rejected call to the session's history (queued like any call); returns the state version."""
+        async with self.store.holding(session_id) as hold:
+            record = await self.store.read(hold)
+            if record is None:
+                raise SessionNotFound(session_id)
+            allowed = record.config.get("toolkits")
+            if allowed and operation.toolkit not in allowed:
+                raise ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session", list(allowed))
+            entry["state_version"] = record.version
+            return await self.store.commit(hold, record, Commit(history=entry))
+
+    def _rejection_recorded(self, task: asyncio.Task[int]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a rejected call could not be recorded in the history: %s", task.exception())
 
     async def drain(self) -> None:
         """Wait for deferred state updates (called at shutdown so none is lost)."""
@@ -198,26 +252,19 @@ class CallRunner:
             await self.store.release(hold)
 
     async def _run_locked(
-        self, hold: Hold, record: SessionRecord, operation: Operation, arguments: Any
+        self, hold: Hold, record: SessionRecord, operation: Operation, arguments: Any, started: float
     ) -> tuple[CallOutcome, Commit, _Pending | None]:
         session_id, state, config = record.id, record.state, record.config
         allowed = config.get("toolkits")
         if allowed and operation.toolkit not in allowed:
             raise ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session", list(allowed))
-        started = time.perf_counter()
-        timings: dict[str, float] = {}
+        timings: dict[str, float] = {"syntactic": _ms(started)}
         entry: dict[str, Any] = {
             "at": time.time(),
             "tool": operation.tool_name,
             "access": operation.access,
             "arguments": arguments,
         }
-        violations = validate_arguments(operation, arguments)
-        timings["syntactic"] = _ms(started)
-        if violations:
-            entry.update(status=422, errors=[v.public() for v in violations],
-                         validation={"syntactic": "invalid", "semantic": "skipped"}, timings_ms=timings)
-            return CallOutcome(422, None, violations=violations), Commit(history=entry), None
         upstream = self.upstreams is not None and self.upstreams.goes_upstream(operation, config.get("mode") or "simulate")
         fault = await self.faults.step(self.store, record, operation, arguments, "real" if upstream else "simulated")
         changed: dict[str, Any] | None = None

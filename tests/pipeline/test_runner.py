@@ -90,3 +90,27 @@ async def test_queued_call_sees_previous_call_whose_write_is_still_in_flight():
     outcomes = await asyncio.gather(*(runner.run("s", op, {"title": f"t{i}", "body": "b"}) for i in range(4)))
     assert [o.status for o in outcomes] == [200] * 4
     assert synthesizer.seen == [0, 1, 2, 3]
+
+
+async def test_an_invalid_call_never_waits_on_a_pending_llm_state_update(tmp_path):
+    """It changes no state: answered at once (it used to wait for the update, 241.8 s once), recorded in order."""
+    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
+    await store.open()
+    await store.create(SessionRecord(id="s"))
+    updater = SlowUpdater()
+    runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()))
+    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+
+    first = await runner.run("s", op, {"title": "a", "body": "b"})
+    assert first.state_pending
+    invalid = await asyncio.wait_for(runner.run("s", op, {"title": 7}), timeout=2)
+    assert invalid.status == 422 and invalid.violations and invalid.state_version == 0
+    assert not updater.gate.is_set() and len(await store.history("s", 10, 0)) == 0  # the update still holds it
+    updater.gate.set()
+    await runner.drain()
+    history = await store.history("s", 10, 0)
+    assert [h["status"] for h in history] == [200, 422]
+    assert history[1]["state_version"] == 1
+
+    free = await runner.run("s", op, {"body": "no title"})  # a free session: recorded before the answer
+    assert free.status == 422 and [h["status"] for h in await store.history("s", 10, 0)][-1] == 422
