@@ -93,9 +93,10 @@ async def run_attempt(
         checklist = None if objectives is None else [{"id": o.id, "description": o.description} for o in objectives]
         try:
             reply = await sandbox.judge(session_id, task=turn.task, agent_response=run.final_text if run else None,
-                                        checklist=checklist)
+                                        checklist=checklist, expects_tool_call=turn.expects_tool_call)
             verdict = verdict_from(reply)
-            usage.extend(reply.usage)
+            if not config.collect_server_usage:  # else it comes with the session's usage, failed calls included
+                usage.extend(reply.usage)
         except GeckoError as exc:
             judge_error = f"judge failed: {exc}"
     judged_at = time.perf_counter()

@@ -40,7 +40,8 @@ class GatsConfig:
     fixed_checklist: tuple[str, ...] = ()
     """Objectives to judge against when no checklist is generated (empty: the judge's own default)."""
     collect_server_usage: bool = False
-    """Read each attempt's session history for the LLM usage of Gecko's stages (pointless with rules engines)."""
+    """Read each attempt's session history for the LLM usage of Gecko's stages, its verdict included, failed calls
+    too (pointless with rules engines); else the verdict's usage comes from the judge's reply."""
     keep_sessions: bool = True
     """Keep the attempts' forks and the turn-start session in Gecko (they expire with Gecko's session TTL), so the
     viewer can show each attempt's calls, verdict and feedback; False deletes them once judged."""
@@ -67,6 +68,8 @@ class TurnInput:
     """The turn-start session; every attempt runs on a fork of it, so none sees another's effects."""
     previous_tasks: tuple[str, ...] = ()
     """Earlier user requests of the conversation (context for the checklist)."""
+    expects_tool_call: bool = False
+    """The request cannot be done without a tool call (told to the judge; a plain answer then fails the gate)."""
 
 
 @dataclass(frozen=True)

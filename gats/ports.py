@@ -37,9 +37,11 @@ class Sandbox(Protocol):
         ...
 
     async def judge(
-        self, session_id: str, *, task: str, agent_response: str | None, checklist: Sequence[dict[str, str]] | None
+        self, session_id: str, *, task: str, agent_response: str | None, checklist: Sequence[dict[str, str]] | None,
+        expects_tool_call: bool = False,
     ) -> JudgeReply:
-        """Verdict on the calls made in `session_id` and the agent's answer."""
+        """Verdict on the calls made in `session_id` and the agent's answer (`expects_tool_call`: the task needs a
+        tool call, so an attempt without one fails the gate)."""
         ...
 
     async def usage(self, session_id: str) -> list[dict[str, Any]]:

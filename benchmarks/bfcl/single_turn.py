@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.bfcl.answer import export_answer
+from benchmarks.bfcl.categories import is_irrelevance
 from benchmarks.bfcl.export import ResultRecord
 from benchmarks.bfcl.loader import SingleTurnTask
 from gats import GatsConfig, TurnInput, TurnResult, TurnStatus, run_turn
@@ -102,7 +103,7 @@ async def run_single_task(
         catalog = await fetch_catalog(client, [task.id])
         turn = TurnInput(task=user_text(task), messages=tuple({"role": m.role, "content": m.content}
                                                                for m in task.messages),
-                         base_session_id=base.session_id)
+                         base_session_id=base.session_id, expects_tool_call=not is_irrelevance(task.category))
         result = await run_turn(turn, agent, GeckoSandbox(client), catalog, config, feedback_prompt=feedback_prompt)
     except GeckoError as exc:
         trace.update(status="untested", error=f"toolkit: {exc}", latency_s=time.perf_counter() - started)

@@ -142,6 +142,8 @@ class JudgeRequest(BaseModel):
     checklist: list[ChecklistItemPublic] | None = None
     since_version: int | None = None
     """Only judge calls made after this state version (None = all calls of the session)."""
+    expects_tool_call: bool = False
+    """The task cannot be done without a tool call: the gating judge fails an attempt with none accepted."""
 
 
 class ItemVerdictPublic(BaseModel):

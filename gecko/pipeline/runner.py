@@ -105,6 +105,11 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 3)
 
 
+def is_tool_call(entry: dict[str, Any]) -> bool:
+    """Whether a history entry is a tool call (not a `#` entry: state set from outside, checklist, verdict)."""
+    return not str(entry.get("tool", "")).startswith("#")
+
+
 def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
     """The part of a history entry that stages and judges need (`fault` only when one was injected)."""
     call = {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors", "tool_error")}
@@ -280,7 +285,8 @@ class CallRunner:
 
         recent: list[dict[str, Any]] = []
         if self.needs_recent_calls:
-            recent = [compact_call(e) for e in await self.store.held_history_tail(hold, RECENT_CALLS)]
+            recent = [compact_call(e) for e in await self.store.held_history_tail(hold, RECENT_CALLS)
+                      if is_tool_call(e)]
         usage: list[dict[str, Any]] = []
         ctx = CallContext(session_id, operation, arguments, state, recent, config, usage)
 

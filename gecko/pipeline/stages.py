@@ -106,6 +106,8 @@ class JudgeInput:
     agent_response: str | None
     tools: list[dict[str, Any]]
     usage: list[dict[str, Any]] = field(default_factory=list)
+    expects_tool_call: bool = False
+    """The caller says the task needs a tool call (e.g. a BFCL task outside the irrelevance categories)."""
 
 
 @dataclass

@@ -27,6 +27,8 @@ STATUSES = ("new", "ok", "rejected", "success", "failed", "unjudged")
 VERDICT_STATUSES = frozenset({"success", "failed", "unjudged"})
 JUDGE_ENTRY = "#judge"
 """`tool` of the history entry the judge endpoint writes (its verdict, or why there is none)."""
+CHECKLIST_ENTRY = "#checklist"
+"""`tool` of the history entry that accounts for a checklist's LLM calls (it does not change the status)."""
 MAX_SCAN = 20000
 """Candidates a listing examines per page at most; past it the page ends early with a cursor to go on."""
 
@@ -40,7 +42,7 @@ def next_status(current: str, entry: dict[str, Any] | None) -> str:
         if entry.get("status") != 200 or not isinstance(verdict, dict):
             return "unjudged"
         return "success" if verdict.get("success") else "failed"
-    if current in VERDICT_STATUSES:
+    if current in VERDICT_STATUSES or entry.get("tool") == CHECKLIST_ENTRY:
         return current
     status = entry.get("status")
     if isinstance(status, int) and status >= 400:

@@ -323,6 +323,7 @@ class GeckoClient:
         agent_response: str | None = None,
         checklist: Sequence[Mapping[str, str]] | None = None,
         since_version: int | None = None,
+        expects_tool_call: bool = False,
     ) -> JudgeReply:
         """`POST /sessions/{id}/judge`: verify each checklist item against the session's calls and state.
 
@@ -338,6 +339,8 @@ class GeckoClient:
             body["checklist"] = [dict(item) for item in checklist]
         if since_version is not None:
             body["since_version"] = since_version
+        if expects_tool_call:
+            body["expects_tool_call"] = True
         return JudgeReply.model_validate(await self._json(
             "POST", f"/sessions/{session_id}/judge", idempotent=True, what="judge", json=body))
 

@@ -41,10 +41,12 @@ class GeckoSandbox:
         return await self.client.checklist(session_id, task, previous_tasks)
 
     async def judge(
-        self, session_id: str, *, task: str, agent_response: str | None, checklist: Sequence[dict[str, str]] | None
+        self, session_id: str, *, task: str, agent_response: str | None, checklist: Sequence[dict[str, str]] | None,
+        expects_tool_call: bool = False,
     ) -> JudgeReply:
         """`POST /sessions/{id}/judge`."""
-        return await self.client.judge(session_id, task=task, agent_response=agent_response, checklist=checklist)
+        return await self.client.judge(session_id, task=task, agent_response=agent_response, checklist=checklist,
+                                       expects_tool_call=expects_tool_call)
 
     async def usage(self, session_id: str) -> list[dict[str, Any]]:
         """Usage records of the session's history."""

@@ -83,7 +83,7 @@ class FakeSandbox:
         return ChecklistReply(task=task, items=[{"id": "1", "description": "add"}], engine="fake")
 
     async def judge(self, session_id: str, *, task: str, agent_response: str | None,
-                    checklist: Sequence[dict[str, str]] | None) -> JudgeReply:
+                    checklist: Sequence[dict[str, str]] | None, expects_tool_call: bool = False) -> JudgeReply:
         index = len(self.judged)
         self.judged.append({"session": session_id, "checklist": checklist})
         if index in self.judge_fails:

@@ -52,7 +52,7 @@ class Sandbox:
         return ChecklistReply(task=task, items=[{"id": "1", "description": task}], engine="fake")
 
     async def judge(self, session_id: str, *, task: str, agent_response: str | None,
-                    checklist: Sequence[dict[str, str]] | None) -> JudgeReply:
+                    checklist: Sequence[dict[str, str]] | None, expects_tool_call: bool = False) -> JudgeReply:
         return JudgeReply(success=True, items=[ItemVerdict(id="1", description=task, status="success")],
                           remaining=[], engine="fake")
 

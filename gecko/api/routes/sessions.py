@@ -29,9 +29,9 @@ from gecko.pipeline.faults import (
     forked_config,
     merge_constraints,
 )
-from gecko.pipeline.runner import compact_call
+from gecko.pipeline.runner import compact_call, is_tool_call
 from gecko.pipeline.stages import ChecklistItem, JudgeFailure, JudgeInput
-from gecko.sessions.listing import JUDGE_ENTRY
+from gecko.sessions.listing import CHECKLIST_ENTRY, JUDGE_ENTRY
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.service import create_session, fork_session, mutate_session
 from utils.faults import FaultPolicy
@@ -196,6 +196,17 @@ def _tools_of(ctx: ContextDep, calls: list[dict[str, Any]]) -> list[dict[str, An
     return list(seen.values())
 
 
+def checklist_entry(usage: list[dict[str, Any]], error: str | None = None) -> dict[str, Any]:
+    """A history entry that accounts for the LLM calls of a checklist (`#checklist`), so
+    `GET /sessions/{id}/usage` counts every call, failed or not (the `#judge` entry does so for a verdict).
+    Judges skip `#` entries."""
+    entry: dict[str, Any] = {"at": time.time(), "tool": CHECKLIST_ENTRY, "status": 502 if error else 200, "access": "read",
+                             "usage": usage}
+    if error:
+        entry["error"] = error
+    return entry
+
+
 @router.post("/{session_id}/checklist", response_model=ChecklistPublic)
 async def checklist(session_id: str, request: Request, ctx: ContextDep) -> ChecklistPublic:
     """Checklist for a task (cached per session and task): `{"task", "previous_tasks"?}`."""
@@ -203,18 +214,26 @@ async def checklist(session_id: str, request: Request, ctx: ContextDep) -> Check
     key = content_hash(body.task, body.previous_tasks)
     produced: dict[str, Any] = {}
     usage: list[dict[str, Any]] = []
+    failed: list[JudgeFailure] = []
 
     async def change(record: SessionRecord) -> Commit:
         cached = record.checklists.get(key)
         if cached is not None:
             produced.update(cached, cached=True)
             return Commit(checklists={**record.checklists, "_last": key})
-        items = await ctx.engines.judge.checklist(body.task, body.previous_tasks, [], usage)
+        try:
+            items = await ctx.engines.judge.checklist(body.task, body.previous_tasks, [], usage)
+        except JudgeFailure as exc:
+            failed.append(exc)
+            return Commit(history=checklist_entry(usage, str(exc)))
         produced.update(task=body.task, items=[{"id": i.id, "description": i.description} for i in items],
                         engine=ctx.engines.judge.engine)
-        return Commit(checklists={**record.checklists, key: dict(produced), "_last": key})
+        return Commit(checklists={**record.checklists, key: dict(produced), "_last": key},
+                      history=checklist_entry(usage) if usage else None)
 
     record, _ = await mutate_session(ctx.store, session_id, change)
+    if failed:
+        raise failed[0]
     items = merge_constraints([ChecklistItem(i["id"], i["description"]) for i in produced["items"]], record.checklists)
     produced["items"] = [{"id": i.id, "description": i.description} for i in items]
     return ChecklistPublic(**produced, usage=usage)
@@ -231,29 +250,30 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
         raise ProblemError(422, "No task", "give `task` or create a checklist first with POST "
                            f"/sessions/{session_id}/checklist", "missing-task")
     usage: list[dict[str, Any]] = []
-    if body.checklist is not None:
-        items = [ChecklistItem(i.id, i.description) for i in body.checklist]
-    else:
-        cached = record.checklists.get(content_hash(task, []), last if last.get("task") == task else {})
-        items = [ChecklistItem(i["id"], i["description"]) for i in cached.get("items", [])]
-        if not items:
-            items = await ctx.engines.judge.checklist(task, [], [], usage)
-    items = merge_constraints(items, record.checklists)
-    entries = await ctx.store.history(session_id, 100000, 0)
-    if body.since_version is not None:
-        entries = [e for e in entries if e.get("state_version", 0) > body.since_version]
-    calls = [compact_call(e) for e in entries if not str(e.get("tool", "")).startswith("#")]
-    data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
-                      agent_response=body.agent_response, tools=_tools_of(ctx, calls), usage=usage)
-    entry: dict[str, Any] = {"tool": JUDGE_ENTRY, "at": time.time(), "task": task,
+    entry: dict[str, Any] = {"tool": JUDGE_ENTRY, "at": time.time(), "task": task, "access": "read",
                              "agent_response": (body.agent_response or "")[:MAX_RECORDED_ANSWER] or None,
                              "since_version": body.since_version}
     started = time.perf_counter()
     try:
+        if body.checklist is not None:
+            items = [ChecklistItem(i.id, i.description) for i in body.checklist]
+        else:
+            cached = record.checklists.get(content_hash(task, []), last if last.get("task") == task else {})
+            items = [ChecklistItem(i["id"], i["description"]) for i in cached.get("items", [])]
+            if not items:
+                items = await ctx.engines.judge.checklist(task, [], [], usage)
+        items = merge_constraints(items, record.checklists)
+        entries = await ctx.store.history(session_id, 100000, 0)
+        if body.since_version is not None:
+            entries = [e for e in entries if e.get("state_version", 0) > body.since_version]
+        calls = [compact_call(e) for e in entries if is_tool_call(e)]
+        data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
+                          agent_response=body.agent_response, tools=_tools_of(ctx, calls), usage=usage,
+                          expects_tool_call=body.expects_tool_call)
         result = await ctx.engines.judge.judge(data)
-    except JudgeFailure as exc:  # recorded as no verdict, then a 502 problem (app error handler)
+    except JudgeFailure as exc:  # recorded as no verdict (its LLM calls accounted), then a 502 problem
         entry.update(status=502, error=str(exc), timings_ms={"judge": round((time.perf_counter() - started) * 1000, 3)},
-                     verdict=None, usage_judge=usage)
+                     verdict=None, usage=usage)
         await _record_verdict(ctx, session_id, entry)
         raise
     public = JudgePublic(
@@ -262,9 +282,9 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
                for i in result.items],
         remaining=result.remaining, engine=result.engine, usage=usage, panel=result.panel,
     )
-    # The verdict's usage stays out of the entry's `usage`, which /usage sums: the caller has it in this reply.
+    # The verdict's LLM calls are in the entry's `usage`, which /usage sums (the reply carries them too).
     entry.update(status=200, timings_ms={"judge": round((time.perf_counter() - started) * 1000, 3)},
-                 verdict=public.model_dump(exclude={"usage"}), usage_judge=usage)
+                 verdict=public.model_dump(exclude={"usage"}), usage=usage)
     await _record_verdict(ctx, session_id, entry)
     return public
 

@@ -1,11 +1,19 @@
 """Rules checklist and gating judge (the paper's "without task feedback" baseline).
 
 The checklist is the task itself as one item. The judge cannot read meaning: it gates on what it can
-check — an attempt with rejected calls (422) fails, naming them; an attempt with a call an injected fault
-refused (429, 503, …) that no later identical call completed fails; an attempt with neither calls nor an
-answer fails; otherwise every item is `success`. It never claims more than that. A tool's own error
-answer (a declared 404 for a record that does not exist) is a result the agent may act on, not a
-rejected call.
+check, and fails an attempt when
+
+1. a call was rejected (422 or another error), naming them; a tool's own error answer (a declared 404 for
+   a record that does not exist) is a result the agent may act on, not a rejected call;
+2. a call an injected fault refused (429, 503, …) was not completed by a later identical call;
+3. it made neither a call nor an answer;
+4. the caller says the task needs a tool call (`expects_tool_call`) and no call was accepted (or answered
+   with the tool's own error): a plain-text answer to such a task is not a success, however well written;
+5. an accepted call repeats an earlier accepted call (same tool, same arguments) with no accepted write
+   call between them: the repeat did nothing new (a read of unchanged state, or the same write twice, as
+   a model that loops does).
+
+Otherwise every item is `success`. It never claims more than that.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from gecko.pipeline.stages import ChecklistItem, ItemStatus, ItemVerdict, JudgeInput, JudgeResult
+from utils.jsonutil import content_hash
 from utils.roles import ENGINE_RULES
 
 
@@ -28,6 +37,23 @@ def unrecovered_faults(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return unrecovered
 
 
+def repeated_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accepted calls identical (tool and arguments) to an earlier accepted one, with no accepted write between."""
+    seen: set[str] = set()
+    repeats: list[dict[str, Any]] = []
+    for call in calls:
+        if call.get("status") != 200:
+            continue
+        key = content_hash(call.get("tool"), call.get("arguments"))
+        if key in seen:
+            repeats.append(call)
+        elif call.get("access") == "write":
+            seen = {key}  # a write changes what later calls see: earlier reads may be made again
+        else:
+            seen.add(key)
+    return repeats
+
+
 class RulesJudge:
     engine = ENGINE_RULES
 
@@ -40,6 +66,8 @@ class RulesJudge:
     async def judge(self, data: JudgeInput) -> JudgeResult:
         rejected = [c for c in data.calls if c.get("status") != 200 and not c.get("tool_error") and not c.get("fault")]
         blocked = unrecovered_faults(data.calls)
+        accepted = [c for c in data.calls if c.get("status") == 200 or c.get("tool_error")]
+        repeats = repeated_calls(data.calls)
         status: ItemStatus
         if rejected:
             names = ", ".join(sorted({str(c.get("tool")) for c in rejected}))
@@ -52,6 +80,15 @@ class RulesJudge:
             status = "failed"
         elif not data.calls and not (data.agent_response or "").strip():
             reason, status = "No tool call and no answer were produced.", "failed"
+        elif data.expects_tool_call and not accepted:
+            reason = ("The request needs a tool call, but the attempt answered in plain text; call the tool that "
+                      "does what the user asked.")
+            status = "failed"
+        elif repeats:
+            names = ", ".join(sorted({str(c.get("tool")) for c in repeats}))
+            reason = (f"{len(repeats)} call(s) repeat an earlier identical call ({names}) with nothing changed in "
+                      "between; make each call once.")
+            status = "failed"
         else:
             reason, status = "All calls passed validation (rules judge: no check of meaning).", "success"
         items = [ItemVerdict(i.id, i.description, status, reason) for i in data.checklist]
