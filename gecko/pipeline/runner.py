@@ -152,15 +152,16 @@ class CallRunner:
         """
         started = time.perf_counter()
         violations = validate_arguments(operation, arguments)
+        syntactic_ms = _ms(started)
         if violations:
-            return await self._reject(session_id, operation, arguments, violations, started)
+            return await self._reject(session_id, operation, arguments, violations, syntactic_ms)
         hold = await self.store.acquire(session_id)
         handed_off = False
         try:
             record = await self.store.read(hold)
             if record is None:
                 raise SessionNotFound(session_id)
-            outcome, commit, pending = await self._run_locked(hold, record, operation, arguments, started)
+            outcome, commit, pending = await self._run_locked(hold, record, operation, arguments, syntactic_ms)
             if pending is not None:
                 outcome.state_version, outcome.state_pending = record.version + 1, True
                 task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
@@ -177,13 +178,13 @@ class CallRunner:
                 await self.store.release(hold)
 
     async def _reject(self, session_id: str, operation: Operation, arguments: Any, violations: list[Violation],
-                      started: float) -> CallOutcome:
+                      syntactic_ms: float) -> CallOutcome:
         """A 422 for a call that failed the syntactic check, recorded in the history without making it wait on
         a busy session (see the module docstring)."""
         entry: dict[str, Any] = {
             "at": time.time(), "tool": operation.tool_name, "access": operation.access, "arguments": arguments,
             "status": 422, "errors": [v.public() for v in violations],
-            "validation": {"syntactic": "invalid", "semantic": "skipped"}, "timings_ms": {"syntactic": _ms(started)},
+            "validation": {"syntactic": "invalid", "semantic": "skipped"}, "timings_ms": {"syntactic": syntactic_ms},
         }
         recording = asyncio.create_task(self._record_rejection(session_id, operation, entry))
         done, _ = await asyncio.wait({recording}, timeout=REJECTION_WAIT_S)
@@ -257,13 +258,14 @@ class CallRunner:
             await self.store.release(hold)
 
     async def _run_locked(
-        self, hold: Hold, record: SessionRecord, operation: Operation, arguments: Any, started: float
+        self, hold: Hold, record: SessionRecord, operation: Operation, arguments: Any, syntactic_ms: float
     ) -> tuple[CallOutcome, Commit, _Pending | None]:
         session_id, state, config = record.id, record.state, record.config
         allowed = config.get("toolkits")
         if allowed and operation.toolkit not in allowed:
             raise ToolNotFound(f"toolkit {operation.toolkit!r} is not enabled in this session", list(allowed))
-        timings: dict[str, float] = {"syntactic": _ms(started)}
+        started = time.perf_counter()
+        timings: dict[str, float] = {"syntactic": syntactic_ms}
         entry: dict[str, Any] = {
             "at": time.time(),
             "tool": operation.tool_name,
