@@ -224,10 +224,8 @@ def _traces(output_dir: Path) -> list[dict[str, Any]]:
 
 
 def _no_untested(summary: dict[str, Any]) -> None:
-    groups = summary.get("groups") or {}
-    text = json.dumps(summary)
-    assert '"untested": 0' in text or all(not g.get("untested") for g in groups.values()), text[:2000]
-    assert not summary.get("untested_keys") and not summary.get("errored_keys"), text[:2000]
+    total = summary["total"]
+    assert total["done"] >= 1 and total["untested"] == 0 and total["errored"] == 0, json.dumps(summary)[:3000]
 
 
 @pytest.mark.parametrize("retries", [0, 2])
@@ -236,7 +234,7 @@ def test_bfcl_with_the_local_planner(local_model: Any, tmp_path: Path, retries: 
     reached Gecko), whatever their accuracy; with retries the gate sends plain answers back (bug 7)."""
     out = tmp_path / "bfcl"
     run = _gecko("bfcl", "--category", "simple_python", "--num-tasks", "5", "--model", local_model.name,
-                 "--max-retries", str(retries), "--max-tokens", "96", "--max-steps", "2", "--output-dir", str(out))
+                 "--max-retries", str(retries), "--max-tokens", "64", "--max-steps", "2", "--output-dir", str(out))
     assert run.returncode == 0, run.stderr[-3000:]
     _no_untested(_summary(out))
     calls = [c for t in _traces(out) for a in t.get("attempts", []) for c in a.get("calls", [])]
@@ -246,7 +244,7 @@ def test_bfcl_with_the_local_planner(local_model: Any, tmp_path: Path, retries: 
 def test_one_multi_turn_task_end_to_end(local_model: Any, tmp_path: Path) -> None:
     out = tmp_path / "multi"
     run = _gecko("bfcl-multi", "--category", "multi_turn_base", "--num-tasks", "1", "--model", local_model.name,
-                 "--max-retries", "0", "--max-tokens", "96", "--max-steps", "2", "--output-dir", str(out))
+                 "--max-retries", "0", "--max-tokens", "64", "--max-steps", "2", "--output-dir", str(out))
     assert run.returncode == 0, run.stderr[-3000:]
     _no_untested(_summary(out))
 

@@ -55,10 +55,10 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServeConfig(model=model, alias=alias, host=args.host, port=args.port, context=args.context,
                          threads=args.threads, max_tokens=args.max_tokens, template=args.template, api_key=key,
                          metrics=args.metrics)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     server, base_url, info, template = start(config)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # after the start: llama.cpp's server installs handlers of its own
+        signal.signal(sig, lambda *_: stop.set())
     wait_ready(base_url, key)
     print(f"{READY} {base_url} {gecko_alias(alias, base_url)}", flush=True)
     print(f"model {info.name} ({info.architecture}) from {model}; chat template: {template}; "
