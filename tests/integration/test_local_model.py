@@ -237,8 +237,12 @@ def test_bfcl_with_the_local_planner(local_model: Any, tmp_path: Path, retries: 
                  "--max-retries", str(retries), "--max-tokens", "64", "--max-steps", "2", "--output-dir", str(out))
     assert run.returncode == 0, run.stderr[-3000:]
     _no_untested(_summary(out))
-    calls = [c for t in _traces(out) for a in t.get("attempts", []) for c in a.get("calls", [])]
+    attempts = [a for t in _traces(out) for a in t.get("attempts", [])]
+    calls = [c for a in attempts for c in a.get("calls", [])]
     assert any(c.get("status") in (200, 422) for c in calls), "no tool call of the model reached Gecko"
+    for attempt in attempts:  # bug 7: every simple_python task needs a call; a plain answer never passes the gate
+        if attempt.get("verdict") and not any(c.get("status") == 200 for c in attempt.get("calls", [])):
+            assert not attempt["verdict"]["success"], json.dumps(attempt)[:2000]
 
 
 def test_one_multi_turn_task_end_to_end(local_model: Any, tmp_path: Path) -> None:
