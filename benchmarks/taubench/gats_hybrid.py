@@ -85,9 +85,10 @@ class HybridSandbox:
         return await self.gecko.checklist(session_id, task, previous_tasks)
 
     async def judge(self, session_id: str, *, task: str, agent_response: str | None,
-                    checklist: Sequence[dict[str, str]] | None) -> JudgeReply:
+                    checklist: Sequence[dict[str, str]] | None, expects_tool_call: bool = False) -> JudgeReply:
         """The verdict on a rehearsal."""
-        return await self.gecko.judge(session_id, task=task, agent_response=agent_response, checklist=checklist)
+        return await self.gecko.judge(session_id, task=task, agent_response=agent_response, checklist=checklist,
+                                      expects_tool_call=expects_tool_call)
 
     async def usage(self, session_id: str) -> list[dict[str, Any]]:
         """Gecko's LLM usage in a fork."""
