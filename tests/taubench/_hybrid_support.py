@@ -18,7 +18,8 @@ from utils.llm.retry import RetryPolicy
 from utils.llm.scripted import ScriptedTransport
 from utils.procs import gecko_server
 
-GENERIC = "openai-compatible:m@http://127.0.0.1:1/v1"
+GENERIC = "openai-compatible:m@http://127.0.0.1:1/v1#tools,json_schema=off,json_mode,temperature"
+"""Every capability declared, so the runner's preflight probes nothing (the scripted transport answers the agent)."""
 
 
 @contextmanager
