@@ -22,9 +22,9 @@ from utils.faults.policy import load_policy
 from utils.jsonlimits import READABLE_DEPTH, JsonLimits
 from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
 from utils.roles import (
+    DEADLINE_SETTING,
     ENGINE_NONE,
     ENGINE_RULES,
-    DEADLINE_SETTING,
     MAX_TOKENS_SETTING,
     MODEL_SETTING,
     ROLE_SETTINGS,

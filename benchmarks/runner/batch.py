@@ -30,7 +30,7 @@ from benchmarks.runner.rundir import SUMMARY_FILE, RunDirectory, utc_now
 from benchmarks.runner.summary import RunSummary, summarise
 from inference.gecko import GeckoClient
 from utils.llm import LLMClient, LLMError, check_model_names, check_tool_support
-from utils.roles import call_role
+from utils.roles import call_role, panel_models
 
 log = logging.getLogger("benchmarks.runner")
 
@@ -76,7 +76,7 @@ def _check_models(models: Mapping[str, str]) -> None:
 
 
 async def _check_endpoints(models: Mapping[str, str], llm: LLMClient) -> dict[str, object]:
-    """Probe the endpoint of every model (capabilities), and refuse a tool-using role whose endpoint drops
+    """Probe the endpoint of every model (each judge of a panel, `a,b,c`) (capabilities), and refuse a tool-using role whose endpoint drops
     `tools` (`utils.llm.check_tool_support`): its every call would come back as text, so every task would
     be scored as a model failure. Returns what was found, for `config.json`.
 
@@ -84,23 +84,29 @@ async def _check_endpoints(models: Mapping[str, str], llm: LLMClient) -> dict[st
         PreflightError: an endpoint cannot be reached, or a tool-using role's endpoint ignores tools.
     """
     found: dict[str, object] = {}
-    for role, name in models.items():
-        try:
-            spec = await llm.probe(name)
-            entry: dict[str, object] = {"model": name, "capabilities": spec.public()["capabilities"]}
-            known = call_role(role)
-            if known is not None and known.uses_tools:
-                support = await check_tool_support(llm, name)
-                if not support.supported:
-                    raise PreflightError(
-                        f"the {role} model cannot call tools: {support.detail}. Serve it with a tool-capable chat "
-                        "template (`python -m utils.local_model serve --model FILE.gguf` ships one for the Gemma 3 "
-                        "and ChatML families), or use a model whose endpoint supports tools")
-                entry["tools"] = {"supported": True, "how": support.how}
-        except LLMError as exc:
-            raise PreflightError(f"the {role} model {name!r} is not usable: {exc}") from exc
-        found[role] = entry
+    for role, names in models.items():
+        entries = [await _check_endpoint(role, name, llm) for name in panel_models(names)]
+        found[role] = entries[0] if len(entries) == 1 else entries
     return found
+
+
+async def _check_endpoint(role: str, name: str, llm: LLMClient) -> dict[str, object]:
+    """`_check_endpoints` for one model of `role`."""
+    try:
+        spec = await llm.probe(name)
+        entry: dict[str, object] = {"model": name, "capabilities": spec.public()["capabilities"]}
+        known = call_role(role)
+        if known is not None and known.uses_tools:
+            support = await check_tool_support(llm, name)
+            if not support.supported:
+                raise PreflightError(
+                    f"the {role} model cannot call tools: {support.detail}. Serve it with a tool-capable chat "
+                    "template (`python -m utils.local_model serve --model FILE.gguf` ships one for the Gemma 3 "
+                    "and ChatML families), or use a model whose endpoint supports tools")
+            entry["tools"] = {"supported": True, "how": support.how}
+    except LLMError as exc:
+        raise PreflightError(f"the {role} model {name!r} is not usable: {exc}") from exc
+    return entry
 
 
 class _Run:

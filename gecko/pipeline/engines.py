@@ -64,12 +64,17 @@ def _toolkit_info(registry: ToolkitRegistry | None) -> Mapping[str, Any]:
 
 def role_endpoints(engines: Engines, settings: Settings) -> dict[str, dict[str, Any]]:
     """Role name → its model's endpoint (`ModelSpec.public()`: capabilities and where each comes from), for the
-    roles served by a model."""
+    roles served by a model; a panel's role → `{"panel": [each judge's endpoint]}`."""
     client = engines.llm_client
     if client is None:
         return {}
-    return {role.name: client.spec(settings.role_model(role)).public() for role in SERVER_ROLES
-            if engines.engine_of(role) not in (ENGINE_RULES, ENGINE_NONE)}
+    found: dict[str, dict[str, Any]] = {}
+    for role in SERVER_ROLES:
+        if engines.engine_of(role) in (ENGINE_RULES, ENGINE_NONE):
+            continue
+        specs = [client.spec(model).public() for model in panel_models(settings.role_model(role))]
+        found[role.name] = specs[0] if len(specs) == 1 else {"panel": specs}
+    return found
 
 
 async def probe_endpoints(engines: Engines, settings: Settings) -> None:

@@ -33,9 +33,10 @@ def local_model_server(args: Sequence[str] = (), *, log_path: Path | None = None
     Raises:
         RuntimeError: it exited or said nothing within `timeout` (its log says why).
     """
-    log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-m", "utils.local_model", "serve", "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=log if log is not None else subprocess.DEVNULL,
+                            start_new_session=True)
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + timeout
@@ -51,5 +52,5 @@ def local_model_server(args: Sequence[str] = (), *, log_path: Path | None = None
         yield RunningModel(base_url, name, proc.pid)
     finally:
         stop(proc)
-        if log_path:
+        if log is not None:
             log.close()

@@ -91,7 +91,7 @@ async def test_every_call_is_capped_by_its_role_unless_configured() -> None:
     assert [r["max_tokens"] for r in transport.requests] == [99, 256, 7]
 
 
-async def test_the_deadline_bounds_every_attempt_and_back_off() -> None:
+async def test_the_deadline_bounds_every_attempt_and_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """Timeouts used to be retried 4 × 60 s; the deadline ends the whole call, and it is accounted."""
 
     transport = ScriptedTransport()
@@ -102,7 +102,7 @@ async def test_the_deadline_bounds_every_attempt_and_back_off() -> None:
         await asyncio.sleep(timeout)
         raise TimeoutError
 
-    transport.complete = complete  # type: ignore[method-assign]
+    monkeypatch.setattr(transport, "complete", complete)
     usage: list[dict[str, Any]] = []
     client = LLMClient(transport=transport, env={}, config=ClientConfig(
         timeout_s=60, retry=RetryPolicy(max_attempts=4, base_delay=0.01)))
@@ -116,14 +116,14 @@ async def test_the_deadline_bounds_every_attempt_and_back_off() -> None:
     assert usage[-1]["ok"] is False and usage[-1]["error"] == "timeout" and usage[-1]["attempts"] == len(started)
 
 
-async def test_a_cancelled_call_is_accounted() -> None:
+async def test_a_cancelled_call_is_accounted(monkeypatch: pytest.MonkeyPatch) -> None:
     transport = ScriptedTransport()
 
     async def hang(spec: Any, key: str, request: dict[str, Any], timeout: float, headers: Any = None) -> RawReply:
         await asyncio.sleep(30)
         raise AssertionError
 
-    transport.complete = hang  # type: ignore[method-assign]
+    monkeypatch.setattr(transport, "complete", hang)
     usage: list[dict[str, Any]] = []
     client = LLMClient(transport=transport, env={})
     task = asyncio.create_task(client.chat(f"openai-compatible:m@{DOWN}", [{"role": "user", "content": "x"}],
