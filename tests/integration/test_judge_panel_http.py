@@ -22,7 +22,10 @@ def test_panel_of_three_with_one_judge_down(tmp_path: Path) -> None:
         extra = ["--judge-model", panel, "--judge-vote", "unanimous", "--llm-timeout", "2", "--llm-max-attempts", "1",
                  "--no-cache"]
         with gecko_server([TOOLKITS_DIR], workers=2, state_dir=tmp_path, extra=extra) as url:
-            assert httpx.get(f"{url}/health").json()["roles"]["judge"]["model"] == panel
+            judge = httpx.get(f"{url}/health").json()["roles"]["judge"]
+            assert judge["model"] == panel
+            assert [e["name"] for e in judge["endpoint"]["panel"]] == panel.split(",")  # each judge probed
+            assert "probe_error" in judge["endpoint"]["panel"][2] and "probe_error" not in judge["endpoint"]["panel"][0]
             sid = httpx.post(f"{url}/sessions", json={}).json()["session_id"]
             httpx.post(f"{url}/notes/create_note", json={"title": "a", "body": "b"}, headers={"X-Session-ID": sid})
             checklist = [{"id": "1", "description": "The note is saved"},
