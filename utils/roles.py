@@ -149,8 +149,25 @@ DEADLINE_SETTING = ROLE_SETTINGS[2]
 
 
 def panel_models(name: str) -> list[str]:
-    """The model aliases a role's setting names: one, or a panel's (`a,b,c`; blanks around commas ignored)."""
-    return [part.strip() for part in name.split(",")] if "," in name else [name]
+    """The model aliases a role's setting names: one, or a panel's (`a,b,c`; blanks around commas ignored).
+
+    The commas of a generic name's declared capabilities (`openai-compatible:m@URL#tools,json_schema=off`) stay
+    in that name: after a part with a `#`, a part that declares a capability (`tools`, `json_schema=off`) is one.
+    """
+    if "," not in name:
+        return [name]
+    capabilities: tuple[str, ...] = ()
+    if "#" in name:
+        from utils.llm.aliases import CAPABILITY_NAMES  # here: utils.llm imports this module
+
+        capabilities = CAPABILITY_NAMES
+    models: list[str] = []
+    for part in (p.strip() for p in name.split(",")):
+        if models and "#" in models[-1] and part.partition("=")[0].strip() in capabilities:
+            models[-1] += "," + part
+        else:
+            models.append(part)
+    return models
 
 
 def server_role(name: str) -> ServerRole:

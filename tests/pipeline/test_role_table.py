@@ -81,3 +81,12 @@ def test_a_role_without_its_settings_field_is_refused(monkeypatch: pytest.Monkey
     monkeypatch.setattr(settings_module, "SERVER_ROLES", (*SERVER_ROLES, extra))
     with pytest.raises(TypeError, match="critic_model: str"):
         settings_module._check_role_fields()
+
+
+def test_panel_models_keep_a_generic_names_declared_capabilities() -> None:
+    from utils.roles import panel_models
+
+    generic = "openai-compatible:m@http://127.0.0.1:1/v1#tools,json_schema=off,json_mode"
+    assert panel_models(generic) == [generic]
+    assert panel_models(f"gpt-4.1, {generic},b") == ["gpt-4.1", generic, "b"]
+    assert panel_models("a,b") == ["a", "b"] and panel_models("a") == ["a"]
