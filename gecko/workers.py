@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ctypes
+import inspect
 import logging
 import os
 import signal
@@ -94,10 +95,15 @@ def serve(settings: Settings) -> None:
                          port=settings.port, workers=settings.workers, log_level=settings.log_level,
                          access_log=False, http=HTTP_PROTOCOL, request_read_timeout=settings.request_read_timeout,
                          timeout_worker_healthcheck=WORKER_START_TIMEOUT_S)
+    server = Server(config)
     try:
         if several:
-            Multiprocess(config, sockets=[config.bind_socket()]).run()
+            sockets = [config.bind_socket()]
+            if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn (0.37, our floor) takes the target
+                Multiprocess(config, target=server.run, sockets=sockets).run()  # type: ignore[call-arg]  # old signature
+            else:
+                Multiprocess(config, sockets=sockets).run()
         else:
-            Server(config).run()
+            server.run()
     except KeyboardInterrupt:
         pass
