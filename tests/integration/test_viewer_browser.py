@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,14 @@ def _ready(page: Any) -> None:
     page.wait_for_selector("body[data-ready='1']", timeout=30_000)
 
 
+def _navigate(page: Any, action: Callable[[], Any]) -> None:
+    """Run `action` (a click or a hash change), then wait for the view it leads to: the page's ready mark is cleared
+    first, since a hash change is routed after the click returns and the previous view's mark would still be set."""
+    page.evaluate("document.body.dataset.ready = ''")
+    action()
+    _ready(page)
+
+
 def _shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -119,8 +127,7 @@ def _sign_in(page: Any, url: str) -> None:
 def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
     page = _page(viewer)
     _sign_in(page, viewer["url"])
-    page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser")
-    _ready(page)
+    _navigate(page, lambda: page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser"))
     rows = page.locator("#sessions tbody tr")
     assert rows.count() == 3  # the turn-start session and one fork per attempt
     text = page.inner_text("#sessions")
@@ -139,10 +146,8 @@ def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
 def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     page = _page(viewer)
     _sign_in(page, viewer["url"])
-    page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser")
-    _ready(page)
-    page.click(f"#sessions tr[data-session='{viewer['base']}'] a")
-    _ready(page)
+    _navigate(page, lambda: page.goto(f"{viewer['url']}/ui#/?label=run%3Dbrowser"))
+    _navigate(page, lambda: page.click(f"#sessions tr[data-session='{viewer['base']}'] a"))
     assert not {"null", "undefined", "NaN"} & set(page.inner_text("main").split())
     tree = page.locator("#tree")
     assert tree.locator(".node").count() == 3
@@ -154,8 +159,7 @@ def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     assert "create_note" in feedback and "title" in feedback
     _shot(page, "turn")
 
-    first.locator("a").click()  # into the failing attempt
-    _ready(page)
+    _navigate(page, first.locator("a").click)  # into the failing attempt
     assert page.locator("#facts").inner_text().count("failed") == 1
     call = page.locator("#timeline details.call").first
     assert "422" in call.locator("summary").inner_text()
@@ -167,16 +171,13 @@ def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     assert "failed" in page.locator("#checklist").inner_text()
     _shot(page, "attempt-failed")
 
-    page.go_back()
-    _ready(page)
-    page.locator("#tree .node").nth(2).locator("a").click()  # the passing attempt
-    _ready(page)
+    _navigate(page, page.go_back)
+    _navigate(page, page.locator("#tree .node").nth(2).locator("a").click)  # the passing attempt
     assert "success" in page.locator("#checklist").inner_text()
     page.wait_for_selector("#diff")
     diff = page.inner_text("#diff")
     assert "add" in diff and "Buy milk" in diff
-    page.select_option("#version", "0")
-    _ready(page)
+    _navigate(page, lambda: page.select_option("#version", "0"))
     assert page.locator("#diff").count() == 0 and "Buy milk" not in page.inner_text("#state")
     _shot(page, "attempt-passed")
     assert page.errors == []
