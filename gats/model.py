@@ -6,11 +6,12 @@ Statuses (never read a failure of the machinery as a success):
 |---|---|
 | `success` | the judge found every objective met, and every call reached Gecko (see `select.attempt_status`) |
 | `failed` | the judge found objectives unmet, or a call never reached Gecko (unknown tool, malformed arguments) |
-| `unjudged` | the judge gave no verdict (it failed or Gecko did): never a success |
+| `unjudged` | the judge gave no verdict (it failed or Gecko did): never a success; the turn is `untested` |
 | `skipped` | not judged because judging is off (the no-GATS baseline, `max_retries=0`) |
 | `error` | the agent could not run for reasons outside it (LLM or Gecko down, request refused) |
 
-A turn is `untested` when every attempt is `error`; otherwise it takes the status of its best attempt.
+A turn is `untested` when its checklist or any attempt failed for infrastructure reasons (`error`, `unjudged`; the
+attempts stop there); otherwise it takes the status of its best attempt.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from inference.tools.execution import CallRecord
 from utils.llm import UsageAggregator
 
 AttemptStatus = Literal["success", "failed", "unjudged", "skipped", "error"]
-TurnStatus = Literal["success", "failed", "unjudged", "skipped", "untested"]
+TurnStatus = Literal["success", "failed", "skipped", "untested"]
+INFRASTRUCTURE_STATUSES = frozenset({"error", "unjudged"})
+"""Attempt statuses that mean the machinery failed (LLM, Gecko or the judge down): the turn is `untested`."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,16 @@ class TurnResult:
     def best(self) -> AttemptRecord | None:
         """The chosen attempt."""
         return None if self.best_index is None else self.attempts[self.best_index]
+
+    @property
+    def failure(self) -> str | None:
+        """Why the turn is `untested` (the attempt or the checklist that failed, and its error); None otherwise."""
+        if self.status != "untested":
+            return None
+        failed = [a for a in self.attempts if a.status in INFRASTRUCTURE_STATUSES]
+        if failed:
+            return f"attempt {failed[-1].index}: {failed[-1].error}"
+        return self.checklist_error or "no attempt ran"
 
     @property
     def usage(self) -> tuple[dict[str, Any], ...]:

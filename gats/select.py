@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gats.model import AttemptRecord, AttemptStatus, TurnStatus, Verdict
+from gats.model import INFRASTRUCTURE_STATUSES, AttemptRecord, AttemptStatus, TurnStatus, Verdict
 from inference.tools.execution import CallRecord
 
 
@@ -64,9 +64,12 @@ def best_attempt(attempts: Sequence[AttemptRecord]) -> int | None:
 
 
 def turn_status(attempts: Sequence[AttemptRecord], best: int | None) -> TurnStatus:
-    """`untested` when no attempt ran; else the best attempt's status."""
-    if best is None:
+    """`untested` when any attempt failed for infrastructure reasons (it did not run, or the judge gave no
+    verdict): GATS did not run as configured, so its result would not be the method's; else the best attempt's
+    status."""
+    if best is None or any(a.status in INFRASTRUCTURE_STATUSES for a in attempts):
         return "untested"
     status = attempts[best].status
-    assert status != "error"
+    if status == "unjudged" or status == "error":  # excluded above; spelled out so the type narrows
+        raise AssertionError(f"attempt {best} has status {status!r}")
     return status

@@ -65,10 +65,11 @@ class GeckoStateSync:
 
 
 def sync_payload(calls: Sequence[CallRecord]) -> list[dict[str, Any]]:
-    """The real calls that reached the real tools, as `/update-state-from-real` items (original names)."""
+    """The real calls that reached the real tools, as `/update-state-from-real` items (original names); a call an
+    injected fault answered instead of the tool did not run and is left out."""
     return [{"name": c.name, "arguments": dict(c.arguments or {}), "result": c.outcome.content,
              "toolkit": c.tool.toolkit if c.tool is not None else None}
-            for c in calls if c.outcome.reached_backend and c.tool is not None]
+            for c in calls if c.outcome.reached_backend and c.tool is not None and not c.outcome.blocked_by_fault]
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ async def run_real_turn(
                               time.perf_counter() - started)
 
     if simulated.status == "untested":
-        return result("untested", error="every simulated attempt failed for infrastructure reasons")
+        return result("untested", error=f"simulation failed for infrastructure reasons: {simulated.failure}")
     user_text = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
     plan = build_plan(simulated.best, [*user_text, *setup.context], setup.plan_prompt or load_plan_prompt())
     real_messages = (*messages, *([{"role": "user", "content": plan.text}] if plan is not None else []))

@@ -16,8 +16,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from gecko.api.deps import GeckoContext
+from gecko.api.openapi import gecko_openapi
 from gecko.api.problems import ProblemError, problem_response
-from gecko.api.routes import compat, health, session_views, sessions, toolkits, tools, ui
+from gecko.api.routes import compat, health, search, session_views, sessions, toolkits, tools, ui
 from gecko.api.security import ApiKeyMiddleware
 from gecko.mcp.http import McpHttpEndpoint, mcp_routes
 from gecko.pipeline.engines import build_engines, close_engines, probe_endpoints
@@ -28,9 +29,11 @@ from gecko.sessions.model import SessionBusy, SessionNotFound, StateUnreadable, 
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+from gecko.toolkits.search import SearchUnavailable, ToolIndex
 from gecko.upstream.errors import NoUpstream, UpstreamError
 from gecko.upstream.pool import UpstreamPool
 from utils.faults import load_policy
+from utils.jsonutil import json_pointer
 from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
@@ -56,7 +59,7 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
     faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
     runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s), faults=faults)
-    return GeckoContext(settings, registry, store, engines, runner, time.time(), _version())
+    return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(registry))
 
 
 @contextlib.asynccontextmanager
@@ -66,9 +69,13 @@ async def serving(ctx: GeckoContext) -> AsyncIterator[None]:
     await ctx.store.heartbeat()
     await probe_endpoints(ctx.engines, ctx.settings)
     task = asyncio.create_task(_housekeeping(ctx))
+    warming = asyncio.create_task(_warm_search(ctx))
     try:
         yield
     finally:
+        warming.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await warming
         await ctx.runner.drain()
         if ctx.runner.upstreams is not None:
             await ctx.runner.upstreams.aclose()
@@ -92,16 +99,27 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
+    app.openapi = lambda: gecko_openapi(app, ctx)  # type: ignore[method-assign]
     # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
     app.router.routes.extend(mcp_routes(mcp))
     # the viewer before the tool route: `POST /ui/login` has the shape of `POST /{toolkit}/{operationId}`
-    for router in (ui.router, tools.router, health.router, toolkits.router, compat.router, session_views.router,
-                   sessions.router, tools.fallback_router):
+    for router in (ui.router, tools.router, health.router, search.router, toolkits.router, compat.router,
+                   session_views.router, sessions.router, tools.fallback_router):
         app.include_router(router)
+    app.state.gecko_routes = tools.own_routes([m.router for m in (ui, health, search, toolkits, compat, session_views,
+                                                                          sessions)])
     _install_error_handlers(app, ctx.store.unavailable_errors)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
     return app
+
+
+async def _warm_search(ctx: GeckoContext) -> None:
+    """Build the tool search index in a thread while the worker already serves (the first search then waits less)."""
+    try:
+        await asyncio.to_thread(ctx.search.warm)
+    except SearchUnavailable as exc:
+        log.info("tool search is off: %s", exc)
 
 
 async def _housekeeping(ctx: GeckoContext) -> None:
@@ -176,10 +194,11 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        errors = [{"pointer": "".join(f"/{p}" for p in e["loc"]), "keyword": e["type"], "message": e["msg"]}
-                  for e in exc.errors()]
+        # a body error points into the body document (RFC 6901); a parameter error says where: /query/offset
+        errors = [{"pointer": json_pointer(e["loc"][1:] if e["loc"][:1] == ("body",) else e["loc"]),
+                   "keyword": e["type"], "message": e["msg"]} for e in exc.errors()]
         status = 400 if any(e["type"] == "json_invalid" for e in exc.errors()) else 422
-        detail = " ".join(f"{e['pointer']}: {e['message']}." for e in errors)
+        detail = " ".join(f"{e['pointer'] or 'body'}: {e['message']}." for e in errors)
         return problem_response(status, "Invalid request", detail, "invalid-request", errors=errors)
 
     @app.exception_handler(StarletteHTTPException)

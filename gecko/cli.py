@@ -1,17 +1,27 @@
-"""`run_gecko_server.py` / `gecko-server`: parse flags into Settings, validate toolkits, start uvicorn."""
+"""`run_gecko_server.py` / `gecko-server`: parse flags into Settings, validate toolkits, check the session store,
+start uvicorn.
+
+Everything that can stop a start is checked here, in the parent process, before the port is bound: a bad setting
+(exit 2), toolkits or engines that do not load (exit 2), an unknown `--store` (exit 2), a store that does not
+answer (exit 1). Each is one line on stderr; a worker never crash-loops on what the parent could have seen.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
+import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Sequence
+from multiprocessing.connection import Connection
 
 from pydantic import ValidationError
 
 from gecko.pipeline.engines import build_engines
+from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
 from gecko.workers import serve
 from utils.settings import Settings
@@ -29,31 +39,103 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+EXIT_CONFIG = 2
+"""Bad settings, toolkits or engines, or an unknown store."""
+EXIT_STORE = 1
+"""The session store does not answer (Redis down, SQLite file not writable)."""
+STORE_CHECK_TIMEOUT_S = 10.0
+
+
+def _one_line(exc: ValidationError) -> str:
+    return "; ".join(": ".join(filter(None, (".".join(str(part) for part in error["loc"]), error["msg"])))
+                     for error in exc.errors())
+
+
+async def _check_store(settings: Settings) -> None:
+    """Open the session store once and close it (the workers open their own).
+
+    Raises:
+        ValueError: An unknown store.
+        Exception: The store does not answer (whatever its client raised).
+    """
+    store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl, pool_size=1)
+    try:
+        await asyncio.wait_for(store.open(), STORE_CHECK_TIMEOUT_S)
+    finally:
+        await store.close()
+
+
+def _load(settings: Settings) -> tuple[int, int]:
+    """Load and compile every toolkit and build the role engines, as a worker will; (toolkits, tools)."""
+    registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
+                             cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
+    build_engines(settings, registry)
+    return len(registry.toolkits), registry.tool_count
+
+
+def _send_load(settings: Settings, sender: Connection) -> None:
+    try:
+        sender.send(("ok", _load(settings)))
+    except Exception as exc:  # noqa: BLE001 - the parent reports it
+        sender.send(("error", str(exc)))
+
+
+def _load_in_child(settings: Settings) -> tuple[int, int]:
+    """`_load` in a forked child before serving: the serving processes load their own toolkits, so the check's copy
+    (hundreds of MiB with a large pool, which Python would not hand back) never stays resident in the master.
+
+    Raises:
+        RuntimeError: the check failed (its message) or the child died.
+    """
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _load(settings)
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_send_load, args=(settings, sender), name="gecko-check")
+    child.start()
+    sender.close()
+    try:
+        kind, value = receiver.recv()
+    except EOFError:
+        child.join()
+        raise RuntimeError(f"loading the toolkits failed: the check process exited with code {child.exitcode}") from None
+    child.join()
+    if kind != "ok":
+        raise RuntimeError(value)
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server (or `--check` the configuration); returns the exit code (0 ok, 2 bad configuration)."""
+    """Run the server (or `--check` the configuration); returns the exit code (0 ok, 1 the session store does not
+    answer, 2 bad configuration)."""
     args = build_parser().parse_args(argv)
     try:
         settings = Settings(**given_settings(args))  # flags over GECKO_* env over .env over defaults
     except ValidationError as exc:
-        print(f"gecko: invalid configuration:\n{exc}", file=sys.stderr)
-        return 2
+        print(f"gecko: invalid configuration: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_CONFIG
     os.umask(settings.file_mask())  # before anything creates a file (session DB, caches)
     logging.basicConfig(level=logging.INFO if settings.log_level == "trace" else settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     started = time.perf_counter()
     try:
-        registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                                 cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
-        build_engines(settings, registry)
+        toolkits, tools = _load(settings) if args.check else _load_in_child(settings)
     except Exception as exc:  # noqa: BLE001 - every start-up problem becomes one readable line, exit 2
         print(f"gecko: cannot start: {exc}", file=sys.stderr)
-        return 2
-    log.info("loaded %d toolkits (%d tools) in %.2fs", len(registry.toolkits), registry.tool_count,
-             time.perf_counter() - started)
+        return EXIT_CONFIG
+    log.info("loaded %d toolkits (%d tools) in %.2fs", toolkits, tools, time.perf_counter() - started)
     if args.check:
-        print(f"ok: {len(registry.toolkits)} toolkits, {registry.tool_count} tools, "
-              f"{time.perf_counter() - started:.2f}s")
+        print(f"ok: {toolkits} toolkits, {tools} tools, {time.perf_counter() - started:.2f}s")
         return 0
+    try:
+        asyncio.run(_check_store(settings))
+    except ValueError as exc:
+        print(f"gecko: cannot start: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except Exception as exc:  # noqa: BLE001 - whatever the store's client raised, as one line
+        detail = str(exc) or type(exc).__name__
+        print(f"gecko: cannot start: the session store {settings.store!r} does not answer: {detail}", file=sys.stderr)
+        return EXIT_STORE
     log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
              settings.workers, settings.role_models())
     serve(settings)

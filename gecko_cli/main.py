@@ -8,7 +8,11 @@ gecko verify …       tool-call dataset verification (gecko.verify.cli)
 gecko <benchmark> …  run a registered benchmark (benchmarks.registry: bfcl, bfcl-multi, tau2) on the shared runner
 gecko score RUN_DIR  write a run's official files again from its checkpoint and score them
 gecko report RUN_DIR [RUN_DIR…]  a self-contained report.html with plots, runs side by side
+gecko view RUN_DIR   the browser viewer on a run directory (tasks table, attempts side by side), read-only
 gecko toolkits       build the benchmark toolkits (what `make toolkits` does)
+gecko pool build     build the open-world tool pool from its pinned sources (what `make pool` does)
+gecko openworld tasks  generate a validated open-world task set from the pool
+gecko openworld --tasks DIR  run the open-world agents on a task set (a benchmark on the runner)
 ```
 
 Dispatch only: each command's flags and work belong to the module it calls, so `gecko <command> --help` is that
@@ -55,10 +59,31 @@ def _report(argv: list[str]) -> int:
     return report_command(argv)
 
 
+def _view(argv: list[str]) -> int:
+    from gecko_cli.view import view_command
+
+    return view_command(argv)
+
+
 def _toolkits(argv: list[str]) -> int:
     from gecko_cli.toolkits import main
 
     return main(argv)
+
+
+def _pool(argv: list[str]) -> int:
+    from benchmarks.openworld.pool.cli import main
+
+    return main(argv)
+
+
+def _openworld(argv: list[str]) -> int:
+    """`gecko openworld tasks …` makes a task set; any other `gecko openworld …` runs agents on one (a benchmark)."""
+    if argv[:1] == ["tasks"]:
+        from benchmarks.openworld.tasks.cli import main
+
+        return main(argv)
+    return _benchmark("openworld")(argv)
 
 
 def _benchmark(name: str) -> Command:
@@ -76,7 +101,11 @@ COMMANDS: dict[str, tuple[str, Command]] = {
     **{name: (registration.help, _benchmark(name)) for name, registration in BENCHMARKS.items()},
     "score": ("write a run directory's official files again from its checkpoint and score them", _score),
     "report": ("write a self-contained report.html (plots) of one or more run directories, side by side", _report),
+    "view": ("serve the browser viewer on a run directory, finished or running (tasks, attempts side by side)", _view),
     "toolkits": ("build the benchmark toolkits (BFCL single- and multi-turn, tau2 mock)", _toolkits),
+    "pool": ("build the open-world pool of thousands of real tool definitions (gecko pool build)", _pool),
+    "openworld": ("open-world agents on a task set (run_openworld.py), or generate a task set from the pool "
+                  "(gecko openworld tasks)", _openworld),
 }
 """Command name → (help line, function of the remaining arguments returning the exit code)."""
 

@@ -22,24 +22,11 @@ from pathlib import Path
 
 import httpx
 
-from inference.env import EpisodeSpec, GeckoEpisode, run_episodes, scripted_policy, summarize
+from inference.env import CatalogCache, EpisodeSpec, GeckoEpisode, run_episodes, scripted_policy, summarize
 from inference.gecko.client import GeckoClient
-from utils.procs import gecko_server
+from utils.procs import gecko_rss_kb, gecko_server
 
 TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
-
-
-def _rss_kb(url: str) -> int:
-    """Sum of the RSS of the Gecko processes (the workers' pids from /health, read from /proc)."""
-    pids = set()
-    for _ in range(20):
-        pids.add(httpx.get(f"{url}/health").json()["pid"])
-    total = 0
-    for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total
 
 
 async def _run(url: str, episodes: int, concurrency: int, calls: int) -> dict[str, object]:
@@ -52,12 +39,13 @@ async def _run(url: str, episodes: int, concurrency: int, calls: int) -> dict[st
         results = await run_episodes(client, specs, lambda s: scripted_policy(actions), concurrency=concurrency)
         seconds = time.perf_counter() - started
         summary = dict(summarize(results))
-        before = _rss_kb(url)
-        open_episodes = [GeckoEpisode(client) for _ in range(concurrency * 4)]
+        before = gecko_rss_kb(url)
+        catalogs = CatalogCache()
+        open_episodes = [GeckoEpisode(client, catalogs=catalogs) for _ in range(concurrency * 4)]
         for episode in open_episodes:
             await episode.reset(specs[0])
             await episode.step(actions[0])
-        grown = _rss_kb(url) - before
+        grown = gecko_rss_kb(url) - before
         open_sessions = httpx.get(f"{url}/health").json()["sessions"]
         for episode in open_episodes:
             await episode.close()

@@ -14,6 +14,11 @@ Load generator: `wrk` (Debian package) with a Lua script, one thread per connect
 connection keeps its own session id; it checks every status. Without wrk: an aiohttp generator in
 one process pinned to one core. Prints one JSON object.
 
+Each scenario also reports `cpu_ms_per_request`: the CPU time the server's processes (Gecko's workers,
+Prism's node process) spent in the window, per request answered. On a machine shared with other work,
+throughput depends on how much of the cores each server got; CPU per request does not, and
+`cpu_ratio` (Prism's CPU per request over Gecko's) compares the two on the work each does.
+
 Run: `python perf/rule_path.py [--seconds 15] [--concurrency 64] [--workers 2] [--no-prism]`.
 """
 
@@ -89,14 +94,60 @@ def _prism_version(binary: Path) -> str:
     return subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
 
 
+def _tree(root: int) -> list[int]:
+    """`root` and its descendants (from /proc)."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        for children in Path(f"/proc/{pid}/task").glob("*/children"):
+            try:
+                todo += [int(c) for c in children.read_text().split()]
+            except OSError:
+                continue
+    return found
+
+
+def _cpu_seconds(root: int | None) -> float:
+    """CPU time (user + system) of `root` and its living descendants; 0 without /proc."""
+    if root is None:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in _tree(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def _listener(port: int) -> int | None:
+    """The process whose command line serves `port` (the server's main process), or None."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(port).encode() in args and any(b"run_gecko_server.py" in a or b"prism" in a for a in args):
+            return int(cmdline.parent.name)
+    return None
+
+
 def _run_all(url: str, prefix: str, sessions_for: dict[str, list[str]], args: argparse.Namespace,
              script: Path | None, scenarios: list[str]) -> dict:
     results = {}
+    server = _listener(int(url.rsplit(":", 1)[1]))
     for name in scenarios:
         path, body, expected, _ = SCENARIOS[name]
         sessions = sessions_for[name]
         load(url, prefix + path, body, expected, sessions, args.warmup, args.concurrency, script)
+        before = _cpu_seconds(server)
         results[name] = load(url, prefix + path, body, expected, sessions, args.seconds, args.concurrency, script)
+        if server is not None and results[name]["requests"]:
+            spent = _cpu_seconds(server) - before
+            results[name]["cpu_ms_per_request"] = round(spent * 1000 / results[name]["requests"], 3)
     return results
 
 
@@ -133,12 +184,15 @@ def main() -> int:
             prism_url = stack.enter_context(_prism(binary))
             plain = [name for name in scenarios if not SCENARIOS[name][3]]
             out["prism"] = _run_all(prism_url, "", {n: ["-"] for n in plain}, args, script, plain)
-            ratios = {}
+            ratios, cpu = {}, {}
             for name in scenarios:
                 base = out["prism"].get("b_valid_write" if SCENARIOS[name][3] else name)
                 if base:
                     ratios[name] = round(out["gecko"][name]["req_per_s"] / base["req_per_s"], 2)
+                    if base.get("cpu_ms_per_request") and out["gecko"][name].get("cpu_ms_per_request"):
+                        cpu[name] = round(base["cpu_ms_per_request"] / out["gecko"][name]["cpu_ms_per_request"], 2)
             out["gecko_over_prism"] = ratios
+            out["cpu_ratio"] = cpu
         elif not args.no_prism:
             out["prism"] = "skipped: node/npm not found"
     out["load_after"] = os.getloadavg()[0]

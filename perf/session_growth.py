@@ -57,7 +57,7 @@ def _session_bytes(store: str, url: str | None, state_dir: Path, sid: str) -> in
         total = 0
         for sql in ("SELECT SUM(LENGTH(entry)) + COUNT(*) * 48 FROM history WHERE session_id=?",
                     "SELECT SUM(LENGTH(body)) + COUNT(*) * 48 FROM versions WHERE session_id=?",
-                    "SELECT LENGTH(state) + LENGTH(config) + LENGTH(checklists) + 64 FROM sessions WHERE id=?"):
+                    "SELECT LENGTH(config) + LENGTH(checklists) + 64 FROM sessions WHERE id=?"):
             total += conn.execute(sql, (sid,)).fetchone()[0] or 0
         conn.close()
         return int(total)

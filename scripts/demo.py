@@ -12,8 +12,9 @@ Part 2: starts Gecko (rules, `--state-model none`) on the BFCL single-turn toolk
 simple_python tasks, runs `run_bfcl_single.py --category simple_python --num-tasks 20` with the scripted
 noisy agent (seeded errors, no model) at `--max-retries 0` (no GATS) and `--max-retries 2`, and prints
 both accuracies (official checker) and what GATS fixed. Gecko's state (sessions, GATS forks with their verdicts
-and feedback) and those toolkits stay in `results/demo/`; the demo ends with the command that serves them in
-the browser viewer (`/ui`).
+and feedback), those toolkits, both run directories (`runs/`) and their side-by-side `report.html` stay in
+`results/demo/`; the demo ends with the commands that show them in the browser (`gecko serve` for `/ui`,
+`gecko view` for the GATS run).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def _bfcl_run(url: str, output: Path, retries: int) -> dict:
     (run_dir,) = output.iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
     traces = [json.loads(line) for line in (run_dir / "traces_simple_python.jsonl").read_text().splitlines()]
-    return {"accuracy": summary["evaluation"]["categories"]["simple_python"]["accuracy"],
+    return {"accuracy": summary["evaluation"]["categories"]["simple_python"]["accuracy"], "run_dir": run_dir,
             "traces": sorted(traces, key=lambda t: int(t["id"].rsplit("_", 1)[1]))}
 
 
@@ -88,10 +89,9 @@ def bfcl_demo() -> None:
     toolkits.mkdir(parents=True)
     for index in range(DEMO_TASKS):  # only these tasks' toolkits, so Gecko starts in a second
         shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", toolkits)
-    with tempfile.TemporaryDirectory() as work, gecko_server([toolkits], workers=2, state_dir=DEMO_DIR / "state",
-                                                             extra=["--state-model", "none"]) as url:
-        baseline = _bfcl_run(url, Path(work) / "retries0", 0)
-        gats = _bfcl_run(url, Path(work) / "retries2", 2)
+    with gecko_server([toolkits], workers=2, state_dir=DEMO_DIR / "state", extra=["--state-model", "none"]) as url:
+        baseline = _bfcl_run(url, DEMO_DIR / "runs" / "retries0", 0)
+        gats = _bfcl_run(url, DEMO_DIR / "runs" / "retries2", 2)
     print(f"\naccuracy without GATS (--max-retries 0): {baseline['accuracy']:.2f}")
     print(f"accuracy with GATS    (--max-retries 2): {gats['accuracy']:.2f}")
     injected: Counter[str] = Counter()
@@ -109,6 +109,13 @@ def bfcl_demo() -> None:
     print("\nSee every session, GATS attempt, verdict and the feedback between attempts in your browser:\n"
           f"  .venv/bin/gecko serve --schemas-dir {relative}/toolkits --state-dir {relative}/state\n"
           "  then open http://127.0.0.1:8000/ui")
+    report = DEMO_DIR / "report.html"
+    subprocess.run([sys.executable, "-m", "gecko_cli", "report", str(gats["run_dir"]), str(baseline["run_dir"]), "-o",
+                    str(report)], check=True, cwd=REPO_ROOT, stdout=subprocess.DEVNULL)
+    print("\nThe GATS run's tasks, each task's attempts side by side with the official verdict and ground truth:\n"
+          f"  .venv/bin/gecko view {gats['run_dir'].relative_to(REPO_ROOT)}\n"
+          f"and both runs side by side with plots (accuracy by retry budget, cost, latency): "
+          f"{report.relative_to(REPO_ROOT)}")
 
 
 def main() -> int:

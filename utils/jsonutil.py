@@ -5,9 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
+
+
+def json_pointer(parts: Iterable[Any]) -> str:
+    """The RFC 6901 pointer of a path of keys and indexes (`["a/b", 0]` → `/a~1b/0`)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def canonical_json(value: Any) -> str:

@@ -62,6 +62,31 @@ def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
 
 
 @contextmanager
+def run_viewer(run_dir: Path, *, api_key: str | None = None, timeout: float = 60.0) -> Iterator[str]:
+    """Run `gecko view RUN_DIR` on a free port of 127.0.0.1; yield its base URL (`api_key` goes in
+    `GECKO_API_KEY`, never on the command line)."""
+    env = {k: v for k, v in os.environ.items() if k != "GECKO_API_KEY"} | ({"GECKO_API_KEY": api_key} if api_key else {})
+    proc = subprocess.Popen([sys.executable, "-m", "gecko_cli", "view", str(run_dir), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env=env, cwd=REPO_ROOT)
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        line = ""
+        while time.monotonic() < deadline and not line.startswith("viewer: "):
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                raise RuntimeError(f"gecko view exited with {proc.returncode}")
+        if not line.startswith("viewer: "):
+            raise TimeoutError(f"gecko view printed no address in {timeout:.0f}s")
+        yield line.split()[1].removesuffix("/ui")
+    finally:
+        stop(proc)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@contextmanager
 def gecko_server(
     schemas_dirs: list[Path], *, workers: int = 2, state_dir: Path, extra: list[str] | None = None,
     env: dict[str, str] | None = None, log_path: Path | None = None, timeout: float = 90.0,
@@ -125,3 +150,23 @@ def redis_server(timeout: float = 10.0, bind: tuple[str, ...] = ()) -> Iterator[
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def rss_kb(pid: int) -> int:
+    """The resident set size of process `pid`, in KiB (Linux: `/proc/<pid>/status`; 0 if it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+
+
+def gecko_rss_kb(url: str, workers: int = 2, tries: int = 50) -> int:
+    """The summed RSS (KiB) of a Gecko's worker processes, found by asking `/health` for its `pid` until
+    `workers` distinct ones answered (or `tries` requests, each on a new connection)."""
+    pids: set[int] = set()
+    for _ in range(tries):
+        pids.add(int(httpx.get(f"{url}/health").json()["pid"]))
+        if len(pids) >= workers:
+            break
+    return sum(rss_kb(pid) for pid in pids)

@@ -54,10 +54,13 @@ PLANNER = CallRole("planner", "the agent under test: GATS planner, BFCL", 512, u
 AGENT = CallRole("agent", "tau2's agent", 512, uses_tools=True)
 USER = CallRole("user", "tau2's user simulator", 256)
 NL_JUDGE = CallRole("nl_judge", "tau2's natural-language assertion judge", 512)
-PROBE = CallRole("probe", "checks of an endpoint's capabilities and tool support, at start-up and in preflight", 16)
+TASK_WRITER = CallRole("task_writer", "an open-world task (instruction, reference calls, checklist) from pool tools",
+                       4096)
+PROBE = CallRole("probe", "checks of a model's endpoint: capabilities, tool support, the runners' preflight request",
+                 16)
 
 CALL_ROLES: tuple[CallRole, ...] = (VALIDATOR, RESPONDER, STATE, BOOTSTRAP, CHECKLIST, JUDGE, CONVERTER,
-                                    PLANNER, AGENT, USER, NL_JUDGE, PROBE)
+                                    PLANNER, AGENT, USER, NL_JUDGE, TASK_WRITER, PROBE)
 """Every usage role: the server's (stages, then `gecko convert`), then the client side's, then the probes."""
 _CALL_ROLES_BY_NAME = {role.name: role for role in CALL_ROLES}
 

@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     max_versions: int = Field(1000, ge=0)
     """State versions kept per session for `GET /sessions/{id}/state?version=N`, the most recent ones; 0 keeps every version."""
     checkpoint_every: int = Field(32, ge=1, le=100000)
-    """A full copy of the state every K versions; the versions in between are stored as JSON Patch deltas."""
+    """Fewest versions between two full copies of the state; the versions in between are stored as JSON Patch deltas, and a full copy is made once the deltas since the last one add up to its size (see Versions and retention)."""
     sweep_seconds: float = Field(60.0, gt=0)
     """Interval of the background sweep that deletes expired sessions with their versions and history."""
     redis_max_connections: int = Field(64, ge=1, le=10000)

@@ -27,10 +27,10 @@ from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name,
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
+from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, evaluate_official
 from benchmarks.bfcl.preflight import (
     MULTI_TURN_GECKO,
     SINGLE_TURN_GECKO,
-    check_gecko,
     check_multi_turn_health,
     check_single_turn_health,
 )
@@ -42,6 +42,7 @@ from benchmarks.runner import (
     Evaluation,
     LedgerEntry,
     LocalGecko,
+    OfficialCheck,
     RunContext,
     RunOptions,
     TaskOutcome,
@@ -49,8 +50,17 @@ from benchmarks.runner import (
     add_agent_backend_argument,
     add_model_argument,
     add_selection_arguments,
+    require,
     selected_ids,
 )
+from benchmarks.runner.faults import (
+    TaskFaults,
+    add_fault_arguments,
+    is_fault_arm,
+    policy_from_args,
+    with_fault_arm,
+)
+from benchmarks.runner.gecko_check import check_gecko
 from gats import GatsConfig
 from gats.turns import TurnAgents
 from inference.agents import Agent
@@ -116,8 +126,9 @@ class _Bfcl:
         raise NotImplementedError
 
     async def run_task(self, task: Any, agents: Any, client: GeckoClient, config: GatsConfig, *,
-                       labels: dict[str, str]) -> SingleTaskOutcome | MultiTaskOutcome:
-        """One task through GATS (`single_turn.run_single_task`, `multi_turn.run_multi_task`)."""
+                       labels: dict[str, str], faults: TaskFaults) -> SingleTaskOutcome | MultiTaskOutcome:
+        """One task through GATS (`single_turn.run_single_task`, `multi_turn.run_multi_task`), under `faults` in
+        the fault arm."""
         raise NotImplementedError
 
     def score_task(self, task: Any, result: Any) -> EntryScore:
@@ -137,8 +148,8 @@ class _Bfcl:
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         """`--category`, the model, the selection, and the GATS and agent flags."""
-        parser.add_argument("--category", required=cls.category_default is None, default=cls.category_default,
-                            help=cls.category_help)
+        required = " (required)" if cls.category_default is None else ""
+        parser.add_argument("--category", default=cls.category_default, help=cls.category_help + required)
         add_model_argument(parser, help_text="scripted-oracle | scripted-noisy (offline, no model) | an LLM alias | "
                                              "openai-compatible:<model>@<base_url>")
         add_selection_arguments(parser, ids_help="task ids, comma or space separated (full, or short like 3 / 3-1-0 "
@@ -154,6 +165,7 @@ class _Bfcl:
         bfcl.add_argument("--max-steps", type=int, default=steps, help=f"planner steps per run (default {steps})")
         bfcl.add_argument("--temperature", type=float, default=0.0, help="planner temperature")
         add_agent_backend_argument(bfcl)
+        add_fault_arguments(parser)
         cap = defaults["max_tokens"].default
         bfcl.add_argument("--max-tokens", type=int, default=cap,
                           help=f"output cap of each planner completion (default {cap})")
@@ -167,15 +179,17 @@ class _Bfcl:
         """The run for parsed flags.
 
         Raises:
-            ValueError: An unknown scripted agent or category, or a value out of range.
+            ValueError: A missing flag, an unknown scripted agent or category, or a value out of range.
         """
+        require(args, category="--category", model="--model")
         if args.model.startswith("scripted-") and not is_scripted(args.model):
             raise ValueError(f"unknown scripted agent {args.model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
         return cls(cls.config_type(
             categories=cls.categories_of(args.category), model=args.model, ids=selected_ids(args),
             num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
             max_steps=args.max_steps, temperature=args.temperature, max_tokens=args.max_tokens,
-            generate_checklist=args.checklist, agent_backend=args.agent_backend), options)
+            generate_checklist=args.checklist, agent_backend=args.agent_backend, faults=policy_from_args(args)),
+            options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:
@@ -218,7 +232,7 @@ class _Bfcl:
                       for task in load_tasks(category, ids=ids, num_tasks=config.num_tasks)]
         if not items:
             raise ValueError("the selection holds no task")
-        return items
+        return with_fault_arm(items, config.faults)
 
     def local_gecko(self) -> LocalGecko | None:
         """Gecko on the benchmark's toolkits (`--gecko-url auto`)."""
@@ -234,18 +248,20 @@ class _Bfcl:
         results, scores = run_dir / RESULT_DIR, run_dir / SCORE_DIR
         by_category: dict[str, list[ResultRecord]] = {}
         for entry in entries:
-            if entry.status == "done" and entry.record is not None:
+            if entry.status == "done" and entry.record is not None and not is_fault_arm(entry.key):
                 by_category.setdefault(entry.group, []).append(ResultRecord.model_validate(entry.record))
         files = []
         for category, records in by_category.items():
             path = result_path(results, self.settings.model, category)
             write_results(path, dedupe_records(records))
             files.append((ResultFile(model_dir_name(self.settings.model), category, path), len(records)))
+        partial = any(count < self._dataset_size(item.category) for item, count in files)
         lines = (f"results: {results}",
-                 f"score:   python -m benchmarks.bfcl.evaluate --result-dir {results} --test-category all")
+                 f"score:   python -m benchmarks.bfcl.evaluate --result-dir {results} --test-category all"
+                 + (" --partial-eval" if partial else ""),
+                 f"official: gecko score --official {run_dir}  (the bfcl CLI itself on these files)")
         if not complete or not files:
             return Evaluation({"result_dir": str(results)}, lines)
-        partial = any(count < self._dataset_size(item.category) for item, count in files)
         summary = evaluate_files([item for item, _ in files], scores, partial=partial)[0]
         paths = {item.category: str(item.path) for item, _ in files}
         metrics = {name: {"accuracy": score.accuracy, "correct": score.correct, "scored": score.total,
@@ -254,6 +270,31 @@ class _Bfcl:
         groups = {name: group.accuracy for name, group in summary.groups.items()}
         return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics,
                            "groups": groups, "overall": summary.overall}, lines)
+
+    def official_check(self, entries: Sequence[LedgerEntry], run_dir: Path) -> OfficialCheck:
+        """`bfcl evaluate` itself on the run's result files (`official.py`): correct and scored counts per category,
+        beside ours. The fault arm of a `--faults` run has no official files (it is not a BFCL run), so it is left
+        out."""
+        done: dict[str, list[float]] = {}
+        for entry in entries:
+            if entry.status == "done" and entry.score is not None and not is_fault_arm(entry.key):
+                done.setdefault(entry.group, []).append(entry.score)
+        if not done:
+            return OfficialCheck(problems=("the run has no scored task: nothing to check",))
+        categories = sorted(done)
+        partial = any(len(done[c]) < self._dataset_size(c) for c in categories)
+        try:
+            official, command = evaluate_official(run_dir / RESULT_DIR, self.settings.model, categories,
+                                                  run_dir / OFFICIAL_SCORE_DIR, partial=partial)
+        except (RuntimeError, OSError) as exc:
+            return OfficialCheck(problems=(str(exc),))
+        rows = []
+        for category in categories:
+            rows.append((f"{category} correct", int(sum(done[category])), official[category].correct))
+            rows.append((f"{category} scored", len(done[category]), official[category].total))
+        notes = ((f"scored under {OFFICIAL_HANDLER}: a registered prompt-mode handler, whose decoder reads the text "
+                  "our result files hold"),)
+        return OfficialCheck(tuple(rows), (command,), notes=notes)
 
     def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
         """The toolkits the selected tasks need, the check of Gecko's health report, and the command that starts
@@ -269,7 +310,7 @@ class _Bfcl:
         version and roles, the models per role, the GATS and agent settings (recorded in `config.json`)."""
         toolkits, check, start = self._gecko_checks(items)
         self._client = context.gecko()
-        health = await check_gecko(self._client, toolkits, check, start)
+        health = await check_gecko(self._client, toolkits, start, check)
         self._agents = self.agents_for(self.settings.agents(), None if is_scripted(self.settings.model) else context.llm())
         self._labels = {"run": context.run_name}
         roles = {role: info.model_dump() for role, info in health.roles.items()}
@@ -281,8 +322,9 @@ class _Bfcl:
     async def run(self, item: WorkItem) -> TaskOutcome:
         """One task (through GATS on Gecko), scored with the official checker of its category."""
         assert self._client is not None and self._agents is not None, "preflight() runs first"
+        faults = TaskFaults.of(self.settings.faults, item.key)
         outcome = await self.run_task(item.task, self._agents(item.task), self._client, self.gats_config(),
-                                      labels=self._labels)
+                                      labels=self._labels, faults=faults)
         trace = dict(outcome.trace)
         if outcome.record is None:
             trace["valid"] = None
@@ -291,8 +333,9 @@ class _Bfcl:
         score = self.score_task(item.task, outcome.record.result)
         trace["score"] = {"valid": score.valid, "error_type": score.error_type}
         trace["valid"] = score.valid
+        info = {**self._info(outcome, score.valid), "robustness": outcome.robustness, **faults.row()}
         return TaskOutcome("done", score=float(score.valid), record=outcome.record.model_dump(mode="json"),
-                           info=self._info(outcome, score.valid), trace=trace, usage=outcome.usage,
+                           info=info, trace=trace, usage=outcome.usage,
                            note="correct" if score.valid else f"wrong ({score.error_type})")
 
 
@@ -307,8 +350,8 @@ class BfclSingleTurn(_Bfcl):
         return agent_factory(settings, llm)
 
     async def run_task(self, task: SingleTurnTask, agents: Agent, client: GeckoClient, config: GatsConfig, *,
-                       labels: dict[str, str]) -> SingleTaskOutcome:
-        return await run_single_task(task, agents, client, config, labels=labels)
+                       labels: dict[str, str], faults: TaskFaults) -> SingleTaskOutcome:
+        return await run_single_task(task, agents, client, config, labels=labels, faults=faults)
 
     def score_task(self, task: SingleTurnTask, result: Any) -> EntryScore:
         return score_single_turn(task, result)
@@ -339,8 +382,8 @@ class BfclMultiTurn(_Bfcl):
         return multi_turn_agents(settings, llm)
 
     async def run_task(self, task: MultiTurnTask, agents: TurnAgents, client: GeckoClient, config: GatsConfig, *,
-                       labels: dict[str, str]) -> MultiTaskOutcome:
-        return await run_multi_task(task, agents, client, config, labels=labels)
+                       labels: dict[str, str], faults: TaskFaults) -> MultiTaskOutcome:
+        return await run_multi_task(task, agents, client, config, labels=labels, faults=faults)
 
     def score_task(self, task: MultiTurnTask, result: Any) -> EntryScore:
         return score_multi_turn(task, result)

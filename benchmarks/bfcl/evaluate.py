@@ -4,6 +4,7 @@
     python -m benchmarks.bfcl.evaluate --result-dir results/bfcl --test-category live multi_turn --model my/model
     python -m benchmarks.bfcl.evaluate --file run/m/non_live/BFCL_v4_simple_python_result.json --score-dir score
     python -m benchmarks.bfcl.evaluate --result-dir <single-turn run>/result <multi-turn run>/result --score-dir s
+    python -m benchmarks.bfcl.evaluate --result-dir results/bfcl/<run dir> --test-category all   # its result/
 
 It reads the layout `bfcl evaluate` reads (`<result-dir>/<model_dir>/**/BFCL_v4_<category>_result.json`),
 writes one JSON score file per category plus a `summary.json` per model under the score dir (default: a
@@ -154,6 +155,13 @@ def _clashes(files: Sequence[ResultFile]) -> list[str]:
     return clashes
 
 
+def result_dir_of(path: Path) -> Path:
+    """A run directory of the runner stands for its `result/` directory; any other path for itself."""
+    if (path / "tasks.jsonl").is_file() and (path / "result").is_dir():
+        return path / "result"
+    return path
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
@@ -191,7 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give --result-dir or --file")
     if args.score_dir is None and args.result_dir is None:
         parser.error("give --score-dir when scoring --file without --result-dir")
-    score_dir: Path = args.score_dir or args.result_dir[0].resolve().parent / "score"
+    result_dirs: list[Path] = [result_dir_of(path) for path in args.result_dir or ()]
+    score_dir: Path = args.score_dir or result_dirs[0].resolve().parent / "score"
     try:
         categories = expand_categories(args.test_category)
         if args.file:
@@ -200,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             files = describe_files(args.file, categories, args.model[0] if args.model else None)
         else:
             files = []
-            for result_dir in args.result_dir:
+            for result_dir in result_dirs:
                 found, skipped = find_result_files(result_dir, categories, args.model)
                 files += found
                 for path in skipped:

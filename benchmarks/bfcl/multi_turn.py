@@ -8,7 +8,9 @@ POST /sessions {toolkits: involved classes}  →  POST /init-session-state {init
 ```
 
 A task whose conversation is `untested` (Gecko or the LLM down, a failed sync) gets no result line (a resumed
-run retries it) and is not scored.
+run retries it) and is not scored. In the fault arm of a `--faults` run the session carries the task's simulated
+policy and the real tool classes sit behind a `FaultyBackend` with its real policy (no state view: rules with a
+state condition do not match real calls here, and an `external_change` is recorded as not applied).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from benchmarks.bfcl.export import ResultRecord
 from benchmarks.bfcl.loader import MultiTurnTask
 from benchmarks.bfcl.runtime import real_tools
 from benchmarks.bfcl.single_turn import PLANNER_ROLE, attempt_trace
+from benchmarks.runner.faults import TaskFaults
 from gats import GatsConfig
 from gats.turns import (
     ConversationResult,
@@ -36,7 +39,8 @@ from gats.turns import (
     run_conversation,
 )
 from inference.gecko import GeckoClient, GeckoError, GeckoSandbox, fetch_catalog
-from inference.tools import CallRecord, RealToolsBackend, ToolCatalog
+from inference.tools import CallRecord, FaultyBackend, RealToolsBackend, ToolBackend, ToolCatalog
+from inference.tools.robustness import robustness_of
 
 TaskStatus = Literal["completed", "untested"]
 
@@ -54,6 +58,8 @@ class MultiTaskOutcome:
     gecko_session: str | None = None
     usage: tuple[dict[str, Any], ...] = ()
     """LLM usage records of every turn (simulated attempts and real runs)."""
+    robustness: dict[str, Any] | None = None
+    """Robustness counts per side (`robustness_of`): each simulated attempt and each real turn is an episode."""
 
 
 def conversation_turns(task: MultiTurnTask, catalog: ToolCatalog) -> list[ConversationTurn]:
@@ -69,12 +75,15 @@ def conversation_turns(task: MultiTurnTask, catalog: ToolCatalog) -> list[Conver
 
 
 def export_turns(turns: tuple[RealTurnResult, ...]) -> list[list[Any]]:
-    """The `result` of a multi-turn line: per turn, one entry per real agent step that made calls."""
+    """The `result` of a multi-turn line: per turn, one entry per real agent step that made calls. A call an
+    injected fault answered instead of the tool (fault arm) did not happen and is left out: the official checker
+    replays the result, so it scores what the agent really achieved."""
     out: list[list[Any]] = []
     for turn in turns:
         steps: dict[int, list[CallRecord]] = defaultdict(list)
         for call in turn.real_calls:
-            steps[call.step].append(call)
+            if not call.outcome.blocked_by_fault:
+                steps[call.step].append(call)
         out.append([export_answer(calls) for _, calls in sorted(steps.items())])
     return out
 
@@ -116,7 +125,7 @@ def _record(task: MultiTurnTask, result: ConversationResult, latency: float) -> 
 
 async def run_multi_task(
     task: MultiTurnTask, agents: TurnAgents, client: GeckoClient, config: GatsConfig, *,
-    labels: dict[str, str] | None = None, sync: StateSync | None = None,
+    labels: dict[str, str] | None = None, sync: StateSync | None = None, faults: TaskFaults | None = None,
 ) -> MultiTaskOutcome:
     """Run one task through per-turn GATS with real execution and build its result line.
 
@@ -127,12 +136,16 @@ async def run_multi_task(
         config: Retries, judging, checklist.
         labels: Session labels (run id …).
         sync: Where real results go (default: Gecko's `/update-state-from-real`); tests inject failures here.
+        faults: The task's fault policies (the fault arm of a `--faults` run): the Gecko session's (every attempt's
+            fork inherits it) and the real tool classes' (`FaultyBackend`).
     """
+    faults = faults or TaskFaults()
     started = time.perf_counter()
     trace: dict[str, Any] = {"id": task.id, "category": task.category}
     classes = list(task.involved_classes)
     try:
-        session = await client.create_session({"toolkits": classes, "labels": {**(labels or {}), "task": task.id}})
+        session = await client.create_session({"toolkits": classes, "labels": {**(labels or {}), "task": task.id},
+                                               **faults.session_config()})
     except GeckoError as exc:
         trace.update(status="untested", error=f"session: {exc}", latency_s=round(time.perf_counter() - started, 6))
         return MultiTaskOutcome(task.id, "untested", None, trace)
@@ -141,8 +154,11 @@ async def run_multi_task(
     try:
         await client.init_session_state(session.session_id, dict(task.initial_config), classes)
         catalog = await fetch_catalog(client, classes)
+        real_backend: ToolBackend = RealToolsBackend(real_tools(task))
+        if faults.real is not None:
+            real_backend = FaultyBackend(real_backend, faults.real, side="real")
         setup = RealTurnSetup(agents=agents, sandbox=sandbox, catalog=catalog,
-                              real_backend=RealToolsBackend(real_tools(task)), sync=sync or GeckoStateSync(client),
+                              real_backend=real_backend, sync=sync or GeckoStateSync(client),
                               config=config, context=(json.dumps(dict(task.initial_config), default=str),))
         result = await run_conversation(conversation_turns(task, catalog), session.session_id, setup)
     except GeckoError as exc:
@@ -156,6 +172,10 @@ async def run_multi_task(
                  turns=[turn_trace(t) for t in result.turns])
     usage = tuple(record for turn in result.turns
                   for record in (*turn.simulated.usage, *(turn.real.usage if turn.real else ())))
+    robustness = robustness_of({
+        "simulated": [attempt.calls for turn in result.turns for attempt in turn.simulated.attempts],
+        "real": [turn.real_calls for turn in result.turns]})
     if result.status == "untested":
-        return MultiTaskOutcome(task.id, "untested", None, trace, session.session_id, usage)
-    return MultiTaskOutcome(task.id, "completed", _record(task, result, latency), trace, session.session_id, usage)
+        return MultiTaskOutcome(task.id, "untested", None, trace, session.session_id, usage, robustness)
+    return MultiTaskOutcome(task.id, "completed", _record(task, result, latency), trace, session.session_id, usage,
+                            robustness)

@@ -1,19 +1,17 @@
 """Checks of Gecko before a BFCL run, so a misconfigured Gecko fails in a second with a fix, not after hours
-with wrong numbers (the model names are checked by the runner).
+with wrong numbers (the models are checked by the runner).
 
 - Gecko answers `/health` with status `ok`.
 - Single-turn: the state model is disabled (single-turn tasks have no state; the paper's setting), and when the
   validation stage runs an LLM, it is the model under test (`--model`), as in the paper.
 - Multi-turn: a state model runs (`rules` counts, offline): the state carries over between turns.
-- Gecko serves the toolkits of the selected tasks.
+- Gecko serves the toolkits of the selected tasks and takes our key (`benchmarks.runner.gecko_check`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from benchmarks.runner import PreflightError
-from inference.gecko import GeckoClient, GeckoError, GeckoNotFoundError, HealthInfo
+from inference.gecko import HealthInfo
 from utils.llm import is_engine_name
 
 SINGLE_TURN_GECKO = ("python run_gecko_server.py --schemas-dir data/bfcl/openapi/single_turn --state-model none "
@@ -29,11 +27,9 @@ def check_single_turn_health(health: HealthInfo, model: str) -> None:
     """Check the roles reported by `/health` against a single-turn run.
 
     Raises:
-        PreflightError: Gecko is unhealthy, the state model is on, or the validation LLM is not `model`.
+        PreflightError: The state model is on, or the validation LLM is not `model`.
     """
     validation_target = model if not is_engine_name(model) else "rules"
-    if health.status != "ok":
-        raise PreflightError(f"Gecko reports status {health.status!r}; {_restart(validation_target)}")
     if health.state_model_enabled:
         state = health.roles.get("state")
         raise PreflightError(
@@ -48,41 +44,11 @@ def check_single_turn_health(health: HealthInfo, model: str) -> None:
 
 
 def check_multi_turn_health(health: HealthInfo) -> None:
-    """Gecko must be healthy and update state (multi-turn state carries over between turns).
+    """Gecko must update state (multi-turn state carries over between turns).
 
     Raises:
-        PreflightError: It is not.
+        PreflightError: It does not.
     """
-    if health.status != "ok":
-        raise PreflightError(f"Gecko reports status {health.status!r}; restart Gecko with: {MULTI_TURN_GECKO}")
     if not health.state_model_enabled:
         raise PreflightError("Gecko runs without a state model (--state-model none); BFCL multi-turn needs one "
                              f"(`rules` works offline): restart Gecko with: {MULTI_TURN_GECKO}")
-
-
-async def check_gecko(client: GeckoClient, toolkits: Sequence[str], check: Callable[[HealthInfo], None],
-                      start: str) -> HealthInfo:
-    """Gecko answers, passes `check`, and serves `toolkits`; returns its health report (recorded in the run).
-
-    Args:
-        client: Client of the Gecko to use.
-        toolkits: Toolkits the selected tasks need.
-        check: The run's checks of the health report.
-        start: The command that starts a suitable Gecko (for the messages).
-
-    Raises:
-        PreflightError: A check failed.
-    """
-    try:
-        health = await client.health()
-    except GeckoError as exc:
-        raise PreflightError(f"Gecko is not reachable at {client.base_url}: {exc}. Start it with: {start} "
-                             "(or pass --gecko-url auto to start one for the run)") from exc
-    check(health)
-    for name in sorted(set(toolkits)):
-        try:
-            await client.toolkit(name)
-        except GeckoNotFoundError as exc:
-            raise PreflightError(f"Gecko does not serve the toolkit {name!r} the selected tasks need; "
-                                 f"restart it with: {start}") from exc
-    return health

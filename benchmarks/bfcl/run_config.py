@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from benchmarks.bfcl.agents import AgentSettings
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
+from benchmarks.runner.faults import checked_policy
 from gats import GatsConfig
 from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
 from inference.agents.noise import DEFAULT_ERROR_RATE
@@ -52,6 +53,13 @@ class BfclRunConfig(BaseModel):
     """A checklist per task from Gecko's judge model (else the judge's own)."""
     agent_backend: AgentBackend = DEFAULT_AGENT_BACKEND
     """What drives an LLM model: `planner` (ours) or `camel` (a CAMEL ChatAgent); scripted agents use neither."""
+    faults: dict[str, Any] | None = None
+    """The fault policy of `--faults` (JSON): every task runs clean and under it (`benchmarks.runner.faults`)."""
+
+    @field_validator("faults")
+    @classmethod
+    def _valid_policy(cls, policy: dict[str, Any] | None) -> dict[str, Any] | None:
+        return checked_policy(policy)
 
     @model_validator(mode="after")
     def _backend_needs_a_model(self) -> BfclRunConfig:

@@ -1,13 +1,14 @@
 """One BFCL single-turn task through GATS: a Gecko session on the task's toolkit, the turn, the exported line.
 
 ```
-POST /sessions {toolkits: [task id]}  →  GET /toolkits/{task id}  →  gats.run_turn  →  DELETE the session
+POST /sessions {toolkits: [task id], faults?}  →  GET /toolkits/{task id}  →  gats.run_turn  →  DELETE the session
                                                                            │
                               best attempt's calls as made  →  ResultRecord (tokens, latency from our accounting)
 ```
 
 Infrastructure failures (Gecko down, LLM down after retries) make the task `untested`: it gets no result
-line (a resumed run retries it) and is not scored.
+line (a resumed run retries it) and is not scored. In the fault arm of a `--faults` run the session carries the
+task's policy (the simulated side: every attempt's fork meets the same faults at the same calls).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from benchmarks.bfcl.answer import export_answer
 from benchmarks.bfcl.categories import is_irrelevance
 from benchmarks.bfcl.export import ResultRecord
 from benchmarks.bfcl.loader import SingleTurnTask
+from benchmarks.runner.faults import TaskFaults
 from gats import GatsConfig, TurnInput, TurnResult, TurnStatus, run_turn
 from inference.agents import Agent
 from inference.gecko import GeckoClient, GeckoError, GeckoSandbox, fetch_catalog
+from inference.tools.robustness import robustness_of
 from utils.llm import Prompt
 from utils.roles import PLANNER
 
@@ -41,6 +44,8 @@ class SingleTaskOutcome:
     """JSON-able account of every attempt, for the run directory."""
     usage: tuple[dict[str, Any], ...] = ()
     """LLM usage records of every attempt (planner and Gecko's stages)."""
+    robustness: dict[str, Any] | None = None
+    """Robustness counts per side (`inference.tools.robustness.robustness_of`): each attempt is an episode."""
 
 
 def user_text(task: SingleTurnTask) -> str:
@@ -81,6 +86,7 @@ async def run_single_task(
     *,
     labels: dict[str, str] | None = None,
     feedback_prompt: Prompt | None = None,
+    faults: TaskFaults | None = None,
 ) -> SingleTaskOutcome:
     """Run one task through GATS and build its result line.
 
@@ -91,11 +97,13 @@ async def run_single_task(
         config: Retries and judging.
         labels: Session labels (run id …), shown in Gecko's listings.
         feedback_prompt: Override of the retry feedback template.
+        faults: The task's fault policies (the fault arm of a `--faults` run; only the simulated side applies).
     """
     started = time.perf_counter()
     trace: dict[str, Any] = {"id": task.id, "agent": agent.name}
     try:
-        base = await client.create_session({"toolkits": [task.id], "labels": {**(labels or {}), "task": task.id}})
+        base = await client.create_session({"toolkits": [task.id], "labels": {**(labels or {}), "task": task.id},
+                                            **(faults or TaskFaults()).session_config()})
     except GeckoError as exc:
         trace.update(status="untested", error=f"session: {exc}", latency_s=time.perf_counter() - started)
         return SingleTaskOutcome(task.id, "untested", None, trace)
@@ -117,10 +125,12 @@ async def run_single_task(
                  usage_by_role=result.usage_by_role(), checklist_error=result.checklist_error,
                  latency_s=round(latency, 6), agent_info=describe() if callable(describe) else None)
     best = result.best
+    robustness = robustness_of({"simulated": [attempt.calls for attempt in result.attempts]})
     if best is None:
-        return SingleTaskOutcome(task.id, "untested", None, trace, result.usage)
+        trace["error"] = result.failure
+        return SingleTaskOutcome(task.id, "untested", None, trace, result.usage, robustness)
     input_tokens, output_tokens = _planner_tokens(result)
     record = ResultRecord(id=task.id, result=export_answer(best.calls), input_token_count=input_tokens,
                           output_token_count=output_tokens, latency=round(latency, 6),
                           gats={"status": result.status, "attempts": len(result.attempts), "best": best.index})
-    return SingleTaskOutcome(task.id, result.status, record, trace, result.usage)
+    return SingleTaskOutcome(task.id, result.status, record, trace, result.usage, robustness)

@@ -9,6 +9,7 @@ from benchmarks.runner.command import (
     add_model_argument,
     add_selection_arguments,
     build_parser,
+    require,
     run_command,
     selected_ids,
 )
@@ -20,6 +21,7 @@ from benchmarks.runner.protocol import (
     BenchmarkCommand,
     Evaluation,
     LocalGecko,
+    OfficialCheck,
     TaskOutcome,
     TaskStatus,
     WorkItem,
@@ -29,7 +31,8 @@ from benchmarks.runner.summary import RunSummary
 
 __all__ = [
     "AUTO_GECKO", "LEDGER_FILE", "Benchmark", "BenchmarkCommand", "Evaluation", "Ledger", "LedgerEntry", "LocalGecko",
-    "PreflightError", "ResumeError", "RunContext", "RunDirectory", "RunError", "RunInterrupted", "RunOptions",
-    "RunSummary", "SelectionError", "TaskOutcome", "TaskStatus", "WorkItem", "add_agent_backend_argument", "add_model_argument",
-    "add_selection_arguments", "build_parser", "read_ledger", "rescore", "run_benchmark", "run_command", "selected_ids",
+    "OfficialCheck", "PreflightError", "ResumeError", "RunContext", "RunDirectory", "RunError", "RunInterrupted",
+    "RunOptions", "RunSummary", "SelectionError", "TaskOutcome", "TaskStatus", "WorkItem", "add_agent_backend_argument",
+    "add_model_argument", "add_selection_arguments", "build_parser", "read_ledger", "require", "rescore",
+    "run_benchmark", "run_command", "selected_ids",
 ]

@@ -19,6 +19,7 @@ import logging
 import time
 import traceback
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry
 from benchmarks.runner.context import RunContext
@@ -29,8 +30,7 @@ from benchmarks.runner.protocol import Benchmark, TaskOutcome, WorkItem
 from benchmarks.runner.rundir import SUMMARY_FILE, RunDirectory, utc_now
 from benchmarks.runner.summary import RunSummary, summarise
 from inference.gecko import GeckoClient
-from utils.llm import LLMClient, LLMError, check_model_names, check_tool_support
-from utils.roles import call_role, panel_models
+from utils.llm import LLMClient, LLMError, check_model_names, is_engine_name, probe_models
 
 log = logging.getLogger("benchmarks.runner")
 
@@ -75,38 +75,19 @@ def _check_models(models: Mapping[str, str]) -> None:
         raise PreflightError(str(exc)) from exc
 
 
-async def _check_endpoints(models: Mapping[str, str], llm: LLMClient) -> dict[str, object]:
-    """Probe the endpoint of every model (each judge of a panel, `a,b,c`) (capabilities), and refuse a tool-using role whose endpoint drops
-    `tools` (`utils.llm.check_tool_support`): its every call would come back as text, so every task would
-    be scored as a model failure. Returns what was found, for `config.json`.
-
-    Raises:
-        PreflightError: an endpoint cannot be reached, or a tool-using role's endpoint ignores tools.
-    """
-    found: dict[str, object] = {}
-    for role, names in models.items():
-        entries = [await _check_endpoint(role, name, llm) for name in panel_models(names)]
-        found[role] = entries[0] if len(entries) == 1 else entries
-    return found
-
-
-async def _check_endpoint(role: str, name: str, llm: LLMClient) -> dict[str, object]:
-    """`_check_endpoints` for one model of `role`."""
+async def _probe_models(models: Mapping[str, str], context: RunContext) -> list[dict[str, Any]]:
+    """One tiny real request per configured model (key, endpoint, model name, tool calling), each judge of a panel
+    (`a,b,c`) on its own (`utils.llm.probe_models`)."""
+    if all(is_engine_name(name) for name in models.values()):
+        return []
     try:
-        spec = await llm.probe(name)
-        entry: dict[str, object] = {"model": name, "capabilities": spec.public()["capabilities"]}
-        known = call_role(role)
-        if known is not None and known.uses_tools:
-            support = await check_tool_support(llm, name)
-            if not support.supported:
-                raise PreflightError(
-                    f"the {role} model cannot call tools: {support.detail}. Serve it with a tool-capable chat "
-                    "template (`python -m utils.local_model serve --model FILE.gguf` ships one for the Gemma 3 "
-                    "and ChatML families), or use a model whose endpoint supports tools")
-            entry["tools"] = {"supported": True, "how": support.how}
+        reports = await probe_models(context.llm(), models)
     except LLMError as exc:
-        raise PreflightError(f"the {role} model {name!r} is not usable: {exc}") from exc
-    return entry
+        raise PreflightError(str(exc)) from exc
+    for report in reports:
+        log.info("preflight: model %s (%s) answered in %.2f s%s", report.model, ", ".join(report.roles),
+                 report.latency_s, f"; tool calling: {report.tools}" if report.tools else "")
+    return [report.public() for report in reports]
 
 
 class _Run:
@@ -145,8 +126,8 @@ class _Run:
         except asyncio.CancelledError:
             await append
             raise
-        if outcome.trace is not None:
-            self.run_dir.append_trace(item.group, outcome.trace)
+        if outcome.trace is not None:  # keyed like the checkpoint (a --faults arm's task id is not its key)
+            self.run_dir.append_trace(item.group, {**outcome.trace, "id": item.key})
         log.log(logging.INFO if outcome.status == "done" else logging.WARNING, "task %s: %s%s", item.key,
                 outcome.status, f" ({outcome.reason})" if outcome.reason else "")
         self.progress.update(item, outcome)
@@ -169,12 +150,13 @@ class _Run:
 
 
 async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: GeckoClient | None = None,
-                        llm: LLMClient | None = None) -> RunSummary:
+                        llm: LLMClient | None = None, flags: Mapping[str, Any] | None = None) -> RunSummary:
     """Run (or resume) a benchmark; see the module docstring.
 
     Args:
         benchmark: The configured run.
         options: How to carry it out.
+        flags: The command line's flags (JSON), recorded in `config.json` so that a resume can restore them.
         gecko: A Gecko client to use (benches count requests with it); default: built from the options.
         llm: An LLM client to use (tests script it); default: built from the options when needed.
 
@@ -188,21 +170,22 @@ async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: Gec
     name = resumed.path.name if resumed is not None else RunDirectory.name_for(benchmark.run_label())
     context = RunContext(name, options, gecko=gecko, llm=llm)
     try:
-        _check_models(benchmark.models())
-        endpoints = await _check_endpoints(benchmark.models(), context.llm()) if benchmark.models() else {}
+        models = benchmark.models()
+        _check_models(models)
+        probes = await _probe_models(models, context) if options.probe_models else []
         if benchmark.needs_gecko:
             context.start_local_gecko(benchmark.local_gecko())
         environment = dict(await benchmark.preflight(items, context))
-        if endpoints:
-            environment.setdefault("endpoints", endpoints)
+        environment["model_probes"] = probes
         environment.setdefault("gecko_url", context.gecko_url if benchmark.needs_gecko else None)
         run_dir = resumed or RunDirectory.create(options.output_dir, name)
         if resumed is None:
             run_dir.record_config({"benchmark": benchmark.name, "config": dict(benchmark.config()),
                                    "result_settings": sorted(benchmark.result_settings()),
-                                   "options": options.public(), "environment": environment})
+                                   "options": options.public(), "environment": environment,
+                                   "flags": dict(flags or {})})
         else:
-            run_dir.record_resume(options.public(), environment)
+            run_dir.record_resume(options.public(), environment, dict(benchmark.config()))
         return await _run_in(run_dir, benchmark, items, options, started)
     finally:
         await context.aclose()
@@ -246,7 +229,9 @@ def _finish(run: _Run, items: Sequence[WorkItem], before: Mapping[str, LedgerEnt
     summary.interrupted = interrupted
     summary.stopped = run.breaker.reason
     try:
-        summary.evaluation = run.benchmark.finish(list(run.ledger.latest().values()), run.run_dir.path, complete)
+        order = {item.key: index for index, item in enumerate(items)}  # tasks finish in any order; files do not
+        latest = sorted(run.ledger.latest().values(), key=lambda entry: order.get(entry.key, len(order)))
+        summary.evaluation = run.benchmark.finish(latest, run.run_dir.path, complete)
     except Exception:  # the checkpoint is safe; the official files can be rebuilt with `gecko score`
         log.exception("writing or scoring the official files failed")
         if complete:

@@ -5,8 +5,13 @@ that turns a run into console output and an exit code.
 build_parser(command) = the benchmark's own flags (command.add_arguments)
                       + selection (--ids, --ids-file, --num-tasks) + run (--output-dir, --resume, --workers, …)
                       + Gecko (--gecko-url, --gecko-api-key-file) + LLM cache (--no-cache, --llm-cache)
-run_command(command, argv) → options → command.from_args → run_benchmark → table → exit code (summary.EXIT_*)
+run_command(command, argv) → [--resume: the recorded flags under the given ones] → options → command.from_args
+                           → run_benchmark → table → exit code (summary.EXIT_*)
 ```
+
+A resumed run takes the flags it was started with (recorded as `flags` in `config.json`) for every flag not given
+again: `--resume DIR` alone goes on with the same model, trials, selection … A flag given again replaces the
+recorded one; if it changes results, `run_benchmark` refuses the resume and lists the differences.
 """
 
 from __future__ import annotations
@@ -16,18 +21,20 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from benchmarks.runner.batch import RunInterrupted, rescore, run_benchmark
+from benchmarks.runner.checkpoint import LEDGER_FILE, latest, read_ledger
 from benchmarks.runner.errors import PreflightError, RunError
-from benchmarks.runner.options import AUTO_GECKO, RunOptions
-from benchmarks.runner.protocol import BenchmarkCommand
+from benchmarks.runner.options import AUTO_GECKO, DEFAULT_STOP_AFTER_UNTESTED, RunOptions
+from benchmarks.runner.protocol import BenchmarkCommand, OfficialCheck
 from benchmarks.runner.rundir import RunDirectory
 from benchmarks.runner.selection import read_ids_file, split_ids
-from benchmarks.runner.summary import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, format_table
+from benchmarks.runner.summary import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, format_table
 from inference.agents.backends import AGENT_BACKENDS, DEFAULT_AGENT_BACKEND
 from utils.llm import load_env
 from utils.paths import REPO_ROOT
@@ -36,13 +43,32 @@ from utils.settings_cli import RefuseSecret
 
 RESULTS_ROOT = REPO_ROOT / "results"
 """Default parent of every benchmark's output directory (`results/<benchmark>`)."""
+FLAGS_KEY = "flags"
+"""Where `config.json` records the command line's flags (parsed), which a resume restores."""
+_NOT_RESTORED = frozenset({"resume", "gecko_api_key", "gecko_api_key_file", "debug", "verbose", "no_progress",
+                           "output_dir", "no_cache", "llm_cache"})
+"""Flags that are neither recorded nor restored: secrets, where output goes, how the run is displayed."""
+_UNSET = object()
 
 
 def add_model_argument(parser: argparse.ArgumentParser, *flags: str, default: str | None = None,
                        help_text: str = "") -> None:
-    """`--model` (with extra spellings in `flags`): required unless a default is given."""
-    parser.add_argument("--model", *flags, dest="model", required=default is None, default=default,
-                        help=help_text or "scripted-* (offline) | an LLM alias | openai-compatible:<model>@<base_url>")
+    """`--model` (with extra spellings in `flags`); without a default the benchmark's `from_args` requires it
+    (`require`), so that `--resume RUN_DIR` alone can restore it."""
+    text = help_text or "scripted-* (offline) | an LLM alias | openai-compatible:<model>@<base_url>"
+    parser.add_argument("--model", *flags, dest="model", default=default,
+                        help=text if default is not None else f"{text} (required)")
+
+
+def require(args: argparse.Namespace, **flags: str) -> None:
+    """Check that flags without a default were given (`require(args, domain="--domain")`).
+
+    Raises:
+        ValueError: One is missing (the message names it).
+    """
+    missing = [flag for dest, flag in flags.items() if getattr(args, dest, None) is None]
+    if missing:
+        raise ValueError(f"the following arguments are required: {', '.join(missing)}")
 
 
 def add_agent_backend_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -81,8 +107,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser, command: BenchmarkComman
     run.add_argument("--resume", type=Path, metavar="RUN_DIR",
                      help="continue this run directory in place: skip its done tasks, run the others")
     run.add_argument("--workers", type=int, default=command.default_workers, help="tasks run concurrently")
-    run.add_argument("--stop-after-untested", type=int, default=0, metavar="N",
-                     help="stop when N tasks in a row are untested (infrastructure down); 0 = never (default)")
+    run.add_argument("--stop-after-untested", type=int, default=DEFAULT_STOP_AFTER_UNTESTED, metavar="N",
+                     help="circuit breaker: stop when N tasks in a row are untested (infrastructure down); 0 = never "
+                          f"(default {DEFAULT_STOP_AFTER_UNTESTED})")
     run.add_argument("--debug", action="store_true", help="keep Gecko sessions, log at DEBUG, stop on a crash")
     run.add_argument("--verbose", action="store_true", help="one line per task")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -125,6 +152,39 @@ def options_from_args(args: argparse.Namespace, settings: Settings) -> RunOption
                       debug=args.debug, verbose=args.verbose, progress=not args.no_progress)
 
 
+def given_flags(parser: argparse.ArgumentParser, argv: Sequence[str] | None, parsed: argparse.Namespace) -> set[str]:
+    """The destinations of the flags actually given in `argv` (parsing again over a namespace of markers, which
+    argparse leaves alone where no flag sets a value)."""
+    preset = argparse.Namespace(**{dest: _UNSET for dest in vars(parsed)})
+    again = parser.parse_args(argv, namespace=preset)
+    return {dest for dest, value in vars(again).items() if value is not _UNSET}
+
+
+def recordable_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags to record in `config.json` (JSON values; an ids file becomes the ids it held).
+
+    Raises:
+        ValueError: The ids file cannot be read.
+    """
+    flags = {dest: str(value) if isinstance(value, Path) else value
+             for dest, value in vars(args).items() if dest not in _NOT_RESTORED}
+    if getattr(args, "ids_file", None) is not None:
+        flags["ids"], flags["ids_file"] = list(read_ids_file(args.ids_file)), None
+    return flags
+
+
+def restore_flags(args: argparse.Namespace, given: set[str], recorded: Mapping[str, Any]) -> argparse.Namespace:
+    """`args` with every flag not `given` again taken from the `recorded` ones (a resumed run's original flags).
+    `--ids`, `--ids-file` and `--all` are one choice: giving any of them replaces the recorded selection."""
+    selection = {"ids", "ids_file", "all"}
+    keep = given | (selection if given & selection else set())
+    restored = argparse.Namespace(**vars(args))
+    for dest, value in recorded.items():
+        if dest in vars(args) and dest not in keep and dest not in _NOT_RESTORED:
+            setattr(restored, dest, value)
+    return restored
+
+
 def describe_invalid(exc: ValueError) -> str:
     """One line for bad settings (a pydantic validation error lists each field and what is wrong)."""
     if isinstance(exc, ValidationError):
@@ -146,13 +206,21 @@ def run_command(command: BenchmarkCommand, argv: Sequence[str] | None = None, *,
     os.umask(settings.file_mask())  # results, checkpoints and caches: 0600 in 0700 directories by default
     parser = build_parser(command, settings, prog, description)
     args = parser.parse_args(argv)
+    if args.resume is not None:
+        try:
+            recorded = RunDirectory.open(args.resume, command.name).read_config().get(FLAGS_KEY) or {}
+        except RunError as exc:
+            return _error(str(exc))
+        args = restore_flags(args, given_flags(parser, argv, args), recorded)
     try:
         options = options_from_args(args, settings)
         benchmark = command.from_args(args, options)
-    except ValueError as exc:
-        parser.error(describe_invalid(exc))
+        flags = recordable_flags(args)
+    except ValueError as exc:  # one line, no usage: the message names the flag
+        print(f"{parser.prog}: error: {describe_invalid(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        summary = asyncio.run(run_benchmark(benchmark, options))
+        summary = asyncio.run(run_benchmark(benchmark, options, flags=flags))
     except RunInterrupted as exc:
         print(format_table(exc.summary), file=sys.stderr)
         print(f"\ninterrupted: finished tasks are saved in {exc.summary.run_dir}; "
@@ -181,9 +249,28 @@ def _print_report(run_dir: Path) -> None:
         print(f"report:  not written ({exc}); try `gecko report {run_dir}`", file=sys.stderr)
 
 
+def format_official(check: OfficialCheck) -> str:
+    """The official tools' figures beside ours, the commands, and what did not pass."""
+    rows = [("figure", "ours", "official", "")]
+    rows += [(name, str(ours), str(official), "" if ours == official else "DIFFERENT")
+             for name, ours, official in check.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines += [f"official command: {command}" for command in check.commands]
+    lines += [f"note: {note}" for note in check.notes]
+    lines += [f"problem: {problem}" for problem in check.problems]
+    if not (check.rows or check.commands or check.problems):
+        lines.append("no official tool checked these figures")
+    else:
+        lines.append("the official tools agree with our figures" if check.agrees
+                     else "the official tools do NOT agree with our figures (or could not check them)")
+    return "\n".join(lines)
+
+
 def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkCommand]) -> int:
-    """`gecko score RUN_DIR …`: write the official files of run directories again from their checkpoints and
-    score them with the official scorers; returns the exit code.
+    """`gecko score [--official] RUN_DIR …`: write the official files of run directories again from their
+    checkpoints and score them; with `--official`, also run the benchmark's official tools on those files and
+    compare. Returns the exit code (1 when a directory cannot be scored or the official tools disagree).
 
     Args:
         argv: The command line after `score`.
@@ -192,7 +279,11 @@ def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkC
     parser = argparse.ArgumentParser(prog="gecko score", description=(
         "Score run directories again from their checkpoint (tasks.jsonl) with the official scorers."))
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    parser.add_argument("--official", action="store_true",
+                        help="also run the benchmark's own official tools (bfcl evaluate; tau2 evaluate-trajs and "
+                             "verify-trajs) on the official files and compare their figures with ours")
     args = parser.parse_args(argv)
+    code = EXIT_OK
     for path in args.run_dirs:
         try:
             name = RunDirectory.recorded_benchmark(path)
@@ -204,4 +295,9 @@ def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkC
         except (RunError, ValueError, KeyError) as exc:
             return _error(str(exc))
         print(format_table(summary))
-    return EXIT_OK
+        if args.official:
+            check = benchmark.official_check(list(latest(read_ledger(run_dir.file(LEDGER_FILE))).values()), path)
+            print(format_official(check))
+            if not check.agrees:
+                code = EXIT_ERROR
+    return code

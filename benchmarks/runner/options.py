@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+DEFAULT_STOP_AFTER_UNTESTED = 10
+"""The circuit breaker's default: this many untested tasks in a row stop the run (the infrastructure is down)."""
 AUTO_GECKO = "auto"
 """`--gecko-url auto`: start a local Gecko for the run (the benchmark says on which toolkits)."""
 
@@ -26,7 +28,7 @@ class RunOptions:
     """Bearer key when Gecko runs with `--api-key`."""
     llm_cache: Path | None = None
     """SQLite file of the LLM reply cache; None: no cache."""
-    stop_after_untested: int = 0
+    stop_after_untested: int = DEFAULT_STOP_AFTER_UNTESTED
     """Circuit breaker: stop taking new tasks after this many untested tasks in a row (0: never)."""
     debug: bool = False
     """Keep Gecko sessions, log at DEBUG, and stop on the first task that raises."""
@@ -34,6 +36,8 @@ class RunOptions:
     """One line per finished task."""
     progress: bool = True
     """A progress bar on stderr."""
+    probe_models: bool = True
+    """Preflight: one tiny real request per configured model (tests that script the LLM client turn it off)."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -48,5 +52,5 @@ class RunOptions:
             "workers": self.workers, "gecko_url": self.gecko_url, "gecko_api_key": bool(self.gecko_api_key),
             "llm_cache": None if self.llm_cache is None else str(self.llm_cache),
             "stop_after_untested": self.stop_after_untested, "debug": self.debug, "verbose": self.verbose,
-            "progress": self.progress,
+            "progress": self.progress, "probe_models": self.probe_models,
         }

@@ -5,6 +5,7 @@ Benchmark.select()                  → [WorkItem]            which tasks (key, 
 Benchmark.preflight(items, context) → facts to record       check and get ready; raise PreflightError
 Benchmark.run(item)                 → TaskOutcome           run and score one task: done | untested | errored
 Benchmark.finish(entries, run_dir, complete) → Evaluation   official files from the records; official scores
+Benchmark.official_check(entries, run_dir) → OfficialCheck  the official tools on those files (`gecko score --official`)
 ```
 
 A benchmark never loops, retries, counts, checkpoints or prints: the runner (`batch.py`) does, the same way
@@ -76,6 +77,25 @@ class Evaluation:
     """Lines printed under the end-of-run table (where the official files are, how to score them again)."""
 
 
+@dataclass(frozen=True)
+class OfficialCheck:
+    """What the benchmark's own official tools said about a run's official files, beside our figures."""
+
+    rows: tuple[tuple[str, Any, Any], ...] = ()
+    """(figure, ours, the official tools') — they must be equal."""
+    commands: tuple[str, ...] = ()
+    """The official commands as run."""
+    problems: tuple[str, ...] = ()
+    """An official tool failed, or an official check did not pass."""
+    notes: tuple[str, ...] = ()
+    """What else to know (a check that cannot pass for this run, and why)."""
+
+    @property
+    def agrees(self) -> bool:
+        """Every figure equal and no problem."""
+        return not self.problems and all(ours == official for _, ours, official in self.rows)
+
+
 class Benchmark(Protocol):
     """One configured run of a benchmark (see the module docstring for the call order)."""
 
@@ -96,7 +116,9 @@ class Benchmark(Protocol):
         ...
 
     def models(self) -> Mapping[str, str]:
-        """Role → model name of every LLM the run calls itself (checked before the run; none for scripted)."""
+        """Usage role (a `utils.roles.CALL_ROLES` name) → model name of every LLM the run calls itself; none for
+        scripted participants. Before any task runs, the runner checks each with one tiny real request (key,
+        endpoint, model name, and tool calling for roles whose calls offer tools)."""
         ...
 
     @property
@@ -133,6 +155,11 @@ class Benchmark(Protocol):
     def finish(self, entries: Sequence[LedgerEntry], run_dir: Path, complete: bool) -> Evaluation:
         """Write the official files from `entries` (the latest entry of every key in the run directory, any
         status) and, when `complete` (not interrupted), score them with the official scorer."""
+        ...
+
+    def official_check(self, entries: Sequence[LedgerEntry], run_dir: Path) -> OfficialCheck:
+        """Run the benchmark's official tools, as their documentation invokes them, on the official files `finish`
+        wrote, and set their figures beside ours (from `entries`)."""
         ...
 
 

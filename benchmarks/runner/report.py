@@ -6,17 +6,20 @@ with their verdicts, calls and per-role usage). Computed per run:
 
 - accuracy per group (mean score of the done tasks, as the runner's summary);
 - **accuracy as a function of the retry budget**: what the run would have scored had GATS stopped after attempt
-  k, with the LLM cost and the latency the first k+1 attempts took. A task whose run ended by attempt k keeps its
-  scored answer. A task whose best attempt came later would have answered with an earlier attempt, which Gecko's
-  judge had failed (GATS stops at the first success): it counts as wrong, and is counted in
-  `estimated` (no official verdict exists for that earlier answer). Only tasks with one level of attempts
-  (single-turn) enter the curve; per-turn GATS (multi-turn) is left out, since later turns depend on the
-  answers of earlier ones;
+  k, with the LLM cost and the latency the first k+1 attempts (of every turn) took. A trace holds its attempts
+  either at one level (`attempts`, with `best`: single-turn) or per turn (`turns[].simulated.attempts` and
+  `.best`: BFCL multi-turn, tau2's per-reply rehearsals). A task whose every turn ended by attempt k (its chosen
+  attempt has an index <= k) keeps its scored answer: with budget k, GATS would have stopped, or chosen, at the
+  same attempt. A task where some turn chose a later attempt would have gone on with an earlier attempt, which
+  Gecko's judge had failed (GATS stops at the first success): it counts as wrong, and is counted in `estimated`
+  (no official verdict exists for that answer; in a multi-turn task the later turns would have differed too);
 - tokens and cost per role; the task latency distribution;
 - failure kinds: per failed attempt (or unjudged one with a rejected call), `schema` (a call rejected by the
   schema or refused before reaching Gecko), `semantic` (rejected by the check of meaning), `judge` (every call
   accepted, the judge said no), `infrastructure` (the attempt could not run or be judged); and every untested
-  task (a provider or Gecko failed after retries) as `infrastructure`.
+  task (a provider or Gecko failed after retries) as `infrastructure`;
+- with `--faults`: the robustness block (`robustness.py`: accuracy with and without faults, Recovery Rate,
+  Flexibility, Schema Compliance, give-up rate, injections by kind, extra calls and tokens).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from benchmarks.runner.robustness import robustness_block
 
 FAILURE_KINDS = ("schema", "semantic", "judge", "infrastructure")
 SCHEMA_ERROR_KINDS = frozenset({"unknown_tool", "malformed_arguments"})
@@ -43,10 +48,8 @@ class TaskRow:
     status: str
     score: float | None
     seconds: float
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-    """GATS attempts (single level only; empty for multi-turn traces and runs without traces)."""
-    turns: int = 0
-    """Turns with their own GATS attempts (multi-turn traces)."""
+    turns: list[list[dict[str, Any]]] = field(default_factory=list)
+    """GATS attempts per turn, each marked `best` (one turn for single-turn traces; empty without a trace)."""
     tokens: int = 0
     cost_usd: float = 0.0
     reason: str | None = None
@@ -54,7 +57,7 @@ class TaskRow:
     @property
     def attempt_count(self) -> int:
         """Attempts made (over every turn for multi-turn)."""
-        return len(self.attempts) if self.attempts else self.turns
+        return sum(len(turn) for turn in self.turns)
 
 
 @dataclass
@@ -88,6 +91,8 @@ class RunReport:
     """Role → calls, input_tokens, output_tokens, cost_usd."""
     failures: dict[str, int]
     latencies_s: list[float]
+    robustness: dict[str, Any] | None = None
+    """The clean arm against the fault arm of a `--faults` run (`robustness.robustness_block`)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -168,9 +173,15 @@ def failure_kind(attempt: dict[str, Any]) -> str | None:
     return {"failed": "judge", "unjudged": "infrastructure"}.get(str(status))
 
 
+def _chosen_index(turn: list[dict[str, Any]]) -> int:
+    """The index of the attempt a turn went on with (its best; the last one when none is marked)."""
+    best = next((a.get("index") for a in turn if a.get("best")), None)
+    return int(turn[-1].get("index", len(turn) - 1) if best is None else best)
+
+
 def budget_curve(tasks: list[TaskRow], max_retries: int) -> list[BudgetPoint]:
     """Accuracy, cost and latency per retry budget 0..max_retries (see the module docstring)."""
-    scored = [t for t in tasks if t.status == "done" and t.score is not None and t.attempts]
+    scored = [t for t in tasks if t.status == "done" and t.score is not None and any(t.turns)]
     points = []
     for retries in range(max_retries + 1):
         correct = 0.0
@@ -178,10 +189,8 @@ def budget_curve(tasks: list[TaskRow], max_retries: int) -> list[BudgetPoint]:
         cost = 0.0
         latency: list[float] = []
         for task in scored:
-            used = task.attempts[:retries + 1]
-            best = next((a.get("index") for a in task.attempts if a.get("best")), None)
-            final_index = task.attempts[-1].get("index", len(task.attempts) - 1) if best is None else best
-            if len(task.attempts) <= retries + 1 or final_index <= retries:
+            used = [attempt for turn in task.turns for attempt in turn[:retries + 1]]
+            if all(_chosen_index(turn) <= retries for turn in task.turns if turn):
                 correct += float(task.score or 0.0)
             else:
                 estimated += 1
@@ -192,21 +201,40 @@ def budget_curve(tasks: list[TaskRow], max_retries: int) -> list[BudgetPoint]:
     return points
 
 
-def _attempts_of(trace: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
-    """Single-level attempts (best one marked), or the number of attempts over a multi-turn trace's turns."""
+def _marked(attempts: Any, best: Any) -> list[dict[str, Any]]:
+    marked = [dict(a) for a in attempts if isinstance(a, dict)] if isinstance(attempts, list) else []
+    for attempt in marked:
+        attempt["best"] = attempt.get("index") == best
+    return marked
+
+
+def attempts_by_turn(trace: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """A trace's GATS attempts per turn, each marked `best` (see the module docstring for the two shapes)."""
     if isinstance(trace.get("attempts"), list):
-        attempts = [dict(a) for a in trace["attempts"] if isinstance(a, dict)]
-        for attempt in attempts:
-            attempt["best"] = attempt.get("index") == trace.get("best")
-        return attempts, 0
+        return [_marked(trace["attempts"], trace.get("best"))]
     turns = trace.get("turns")
-    if isinstance(turns, list):
-        return [], sum(len((t.get("simulated") or {}).get("attempts") or []) for t in turns if isinstance(t, dict))
-    return [], 0
+    if not isinstance(turns, list):
+        return []
+    out = []
+    for turn in turns:
+        simulated = turn.get("simulated") if isinstance(turn, dict) else None
+        if isinstance(simulated, dict):
+            out.append(_marked(simulated.get("attempts"), simulated.get("best")))
+    return out
 
 
-def load_run(path: Path) -> RunReport:
-    """The report figures of one run directory.
+@dataclass
+class RunFiles:
+    """A run directory's files as read: `config.json`, the last checkpoint line and the last trace of each key."""
+
+    path: Path
+    config: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+    traces: dict[str, dict[str, Any]]
+
+
+def read_run(path: Path) -> RunFiles:
+    """Read a run directory, finished or still running (a torn last line is skipped).
 
     Raises:
         ValueError: `path` is not a run directory (no config.json or tasks.jsonl).
@@ -215,24 +243,39 @@ def load_run(path: Path) -> RunReport:
     if not config_path.is_file() or not tasks_path.is_file():
         raise ValueError(f"{path} is not a run directory (it has no config.json and tasks.jsonl); "
                          "give the directory the runner printed as 'run dir:'")
-    config = json.loads(config_path.read_text(encoding="utf-8"))
-    settings = config.get("config") or {}
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{config_path} is not JSON: {exc}") from exc
     traces: dict[str, dict[str, Any]] = {}
     for trace_file in sorted(path.glob("traces_*.jsonl")):
         traces.update(_latest(_json_lines(trace_file), "id"))
+    return RunFiles(path, config if isinstance(config, dict) else {}, _latest(_json_lines(tasks_path), "key"), traces)
+
+
+def load_run(path: Path, files: RunFiles | None = None) -> RunReport:
+    """The report figures of one run directory (from `files` when already read).
+
+    Raises:
+        ValueError: `path` is not a run directory (no config.json or tasks.jsonl).
+    """
+    files = files or read_run(path)
+    config, traces = files.config, files.traces
+    settings = config.get("config") or {}
     usage: dict[str, dict[str, float]] = {}
     rows: list[TaskRow] = []
     failures: Counter[str] = Counter({kind: 0 for kind in FAILURE_KINDS})
-    for key, entry in _latest(_json_lines(tasks_path), "key").items():
+    entries = files.entries
+    for key, entry in entries.items():
         tokens, cost = _usage_totals(entry.get("usage") or [], usage)
-        attempts, turns = _attempts_of(traces.get(key, {}))
         row = TaskRow(key=key, group=str(entry.get("group") or "all"), status=str(entry.get("status")),
-                      score=entry.get("score"), seconds=float(entry.get("seconds") or 0.0), attempts=attempts,
-                      turns=turns, tokens=tokens, cost_usd=cost, reason=entry.get("reason"))
+                      score=entry.get("score"), seconds=float(entry.get("seconds") or 0.0),
+                      turns=attempts_by_turn(traces.get(key, {})), tokens=tokens, cost_usd=cost,
+                      reason=entry.get("reason"))
         rows.append(row)
         if row.status == "untested":
             failures["infrastructure"] += 1
-        for attempt in attempts:
+        for attempt in (a for turn in row.turns for a in turn):
             kind = failure_kind(attempt)
             if kind is not None:
                 failures[kind] += 1
@@ -247,10 +290,11 @@ def load_run(path: Path) -> RunReport:
         group["accuracy"] = group["score_sum"] / group["done"] if group["done"] else None
         del group["score_sum"]
     retries = settings.get("max_retries", settings.get("gats_retries"))
-    observed = max((len(r.attempts) - 1 for r in rows if r.attempts), default=0)
+    observed = max((len(turn) - 1 for r in rows for turn in r.turns), default=0)
     budget_max = max(int(retries) if isinstance(retries, int) else 0, observed)
     return RunReport(name=path.name, path=path, benchmark=str(config.get("benchmark") or "?"),
                      model=str(settings.get("model") or settings.get("agent_llm") or "?"),
                      max_retries=retries if isinstance(retries, int) else None, tasks=rows, groups=dict(groups),
                      budget=budget_curve(rows, budget_max), usage_by_role=usage, failures=dict(failures),
-                     latencies_s=[r.seconds for r in rows if r.status == "done"])
+                     latencies_s=[r.seconds for r in rows if r.status == "done"],
+                     robustness=robustness_block(entries.values()))

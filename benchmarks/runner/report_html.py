@@ -136,6 +136,32 @@ def _tasks(run: RunReport) -> str:
             f"<th>seconds</th><th>reason</th></tr>{rows}</table>{more}</details>")
 
 
+def _robustness(runs: Sequence[RunReport]) -> str:
+    """One row per `--faults` run: accuracy with and without faults and the robustness metrics ('' for none)."""
+    rows = []
+    for run in runs:
+        block = run.robustness
+        if not block:
+            continue
+        accuracy, rates = block["accuracy"], block["metrics"]["faults"]["all"]
+        extra = block["extra"]["calls_per_task"]["extra"]
+        kinds = ", ".join(f"{kind} {v['injected']}" for kind, v in block["by_kind"].items())
+        cells = [_pct(accuracy["paired_clean"]), _pct(accuracy["paired_faults"]), _pct(rates["recovery_rate"]),
+                 _pct(rates["recovery_rate_injected"]), _pct(rates["flexibility"]), _pct(rates["schema_compliance"]),
+                 _pct(rates["give_up_rate"]), "—" if extra is None else f"{extra:+.2f}"]
+        policy = block.get("policy") or {}
+        rows.append(f"<tr><td>{html.escape(run.name)}</td><td>{html.escape(str(policy.get('name') or 'custom'))} "
+                    f"(seed {html.escape(str(policy.get('seed', '—')))})</td><td class=n>{block['tasks']['paired']}</td>"
+                    + "".join(f"<td class=n>{cell}</td>" for cell in cells) + f"<td>{html.escape(kinds)}</td></tr>")
+    if not rows:
+        return ""
+    return ("<h2>Robustness under faults</h2><p class=muted>Each task ran clean and under the fault policy "
+            "(--faults); rates over the fault arm's calls, accuracy over the tasks done in both arms.</p><table><tr>"
+            "<th>run</th><th>policy</th><th>tasks</th><th>accuracy clean</th><th>under faults</th>"
+            "<th>recovery</th><th>recovery after injected</th><th>flexibility</th><th>schema compliance</th>"
+            f"<th>give-up</th><th>extra calls/task</th><th>injected</th></tr>{''.join(rows)}</table>")
+
+
 def render(runs: Sequence[RunReport]) -> str:
     """The report page of `runs` (side by side when several)."""
     title = "Gecko run report: " + ", ".join(run.name for run in runs)
@@ -143,8 +169,11 @@ def render(runs: Sequence[RunReport]) -> str:
             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"
             f"<h2>Runs</h2>{_overview(runs)}"
             f"<h2>Accuracy per category</h2>{_accuracy_by_group(runs)}"
+            f"{_robustness(runs)}"
             "<h2>Accuracy by retry budget</h2><p class=muted>What each run would have scored had GATS stopped after "
-            "k retries, from its attempt records (single-turn tasks).</p>"
+            "k retries, from its attempt records (in multi-turn runs, the attempts of every turn; a task that went on "
+            "with a later attempt than k in some turn is counted wrong), with the cost and mean latency of the first "
+            "k+1 attempts on the right axis.</p>"
             f"{_budget(runs)}"
             f"<h2>Tokens and cost per role</h2>{_usage(runs)}"
             f"<h2>Latency</h2>{_latency(runs)}"

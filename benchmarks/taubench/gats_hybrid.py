@@ -32,15 +32,16 @@ from benchmarks.taubench.orchestrator import user_view
 from gats import GatsConfig, TurnInput, TurnResult, run_turn
 from inference.agents import Agent as RolloutAgent
 from inference.gecko import ChecklistReply, GeckoClient, GeckoError, GeckoSandbox, JudgeReply
-from inference.tools import ToolCatalog, ToolInfrastructureError
+from inference.tools import CallRecord, ToolCatalog, ToolInfrastructureError
 from inference.tools.hybrid import HybridToolBackend, ObservedCall
+from utils.faults import FaultPolicy
 
 MAX_RESULT_CHARS = 600
 MAX_CONVERSATION_CHARS = 6000
 
 
 class GatsUnavailableError(Exception):
-    """Gecko failed, or every rehearsal of a turn failed for infrastructure reasons: the run is untested."""
+    """Gecko failed, or a rehearsal of a turn failed for infrastructure reasons: the run is untested."""
 
 
 class HybridSandbox:
@@ -179,11 +180,13 @@ class HybridGats:
         rollout_agent: builds the agent of one turn's rehearsals (given the conversation so far).
         config: retries and judging (`generate_checklist=True` for the checklist from Gecko).
         labels: labels of the conversation's Gecko session (run, task, trial), shown in Gecko's viewer.
+        faults: the session's fault policy (the fault arm of a `--faults` run): the rehearsals' simulated calls
+            meet it (every rehearsal's fork inherits it); their real reads on the scratch DB do not.
     """
 
     def __init__(self, gecko: GeckoClient, runtime: DomainRuntime, catalog: ToolCatalog, environment: Environment,
                  rollout_agent: Callable[[Sequence[Message]], RolloutAgent], config: GatsConfig,
-                 labels: Mapping[str, str] | None = None) -> None:
+                 labels: Mapping[str, str] | None = None, faults: FaultPolicy | None = None) -> None:
         self.gecko = gecko
         self.runtime = runtime
         self.catalog = catalog
@@ -191,6 +194,9 @@ class HybridGats:
         self.rollout_agent = rollout_agent
         self.config = config
         self.labels = dict(labels or {})
+        self.faults = faults
+        self.episodes: list[tuple[CallRecord, ...]] = []
+        """Every rehearsal's calls (robustness metrics: one episode each)."""
         self.session_id: Optional[str] = None
         self._synced_upto = 0
         self.stats = GatsStats()
@@ -199,8 +205,10 @@ class HybridGats:
 
     async def _sync(self, history: Sequence[Message]) -> int:
         if self.session_id is None:
-            self.session_id = (await self.gecko.create_session({"toolkits": [self.runtime.name],
-                                                                "labels": self.labels})).session_id
+            config: dict[str, Any] = {"toolkits": [self.runtime.name], "labels": self.labels}
+            if self.faults is not None:
+                config["faults"] = self.faults.public()
+            self.session_id = (await self.gecko.create_session(config)).session_id
         records, self._synced_upto = real_calls_since(history, self._synced_upto)
         if records:
             for record in records:
@@ -227,7 +235,7 @@ class HybridGats:
         sandbox = HybridSandbox(GeckoSandbox(self.gecko), self.environment, backends)
         result = await run_turn(turn, self.rollout_agent(history), sandbox, self.catalog, self.config)
         if result.status == "untested":
-            raise GatsUnavailableError("every rehearsal failed: " + "; ".join(a.error or "" for a in result.attempts))
+            raise GatsUnavailableError(f"rehearsal failed for infrastructure reasons: {result.failure}")
         reference = render_reference(result, self._reads)
         elapsed = time.perf_counter() - started
         stats = self.stats
@@ -238,12 +246,15 @@ class HybridGats:
         stats.synced_calls += synced
         stats.latency_s += elapsed
         stats.usage.extend(result.usage)
+        self.episodes.extend(attempt.calls for attempt in result.attempts)
         self.turns.append({
             "at_message": len(history), "status": result.status, "best": result.best_index, "synced_calls": synced,
             "checklist": [o.description for o in result.checklist or ()], "checklist_error": result.checklist_error,
             "attempts": [{"index": a.index, "status": a.status, "score": a.verdict.score if a.verdict else None,
                           "remaining": list(a.verdict.remaining) if a.verdict else None, "error": a.error,
-                          "final_text": a.final_text, "calls": [c.public() for c in a.calls]}
+                          "final_text": a.final_text, "calls": [c.public() for c in a.calls],
+                          "feedback": a.feedback.text if a.feedback is not None else None,
+                          "usage_by_role": a.usage_by_role(), "latency_s": {"total": round(a.latency.total_s, 6)}}
                          for a in result.attempts],
             "latency_s": round(elapsed, 4),
         })
@@ -263,6 +274,21 @@ class HybridGats:
         return {"mode": "hybrid", "turns": s.turns, "attempts": s.attempts, "real_reads": s.real_reads,
                 "simulated_calls": s.simulated_calls, "synced_calls": s.synced_calls,
                 "latency_s": round(s.latency_s, 4), "rehearsals": self.turns}
+
+
+def rehearsal_trace(key: str, gats: dict[str, Any]) -> dict[str, Any] | None:
+    """A conversation's trace line from its GATS record (`HybridGats.record`): each rehearsed reply as a turn of
+    attempts, in the runner's `turns[].simulated` shape that the run report and `gecko view` read; None without
+    GATS."""
+    rehearsals = gats.get("rehearsals")
+    if not isinstance(rehearsals, list):
+        return None
+    return {"id": key, "mode": gats.get("mode"), "turns": [
+        {"index": index, "status": turn.get("status"), "at_message": turn.get("at_message"),
+         "latency_s": turn.get("latency_s"),
+         "simulated": {"status": turn.get("status"), "best": turn.get("best"), "checklist": turn.get("checklist"),
+                       "checklist_error": turn.get("checklist_error"), "attempts": turn.get("attempts") or []}}
+        for index, turn in enumerate(rehearsals)]}
 
 
 class GatsAgent:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum
 from typing import Optional, Protocol, Union
 
@@ -121,6 +121,7 @@ async def run_simulation(
     trial: Optional[int] = None,
     seed: Optional[int] = None,
     infrastructure_errors: Optional[tuple[type[BaseException], ...]] = None,
+    respond: Optional[Callable[[MessageToolCall], Awaitable[ToolMessage]]] = None,
 ) -> SimulationRun:
     """Run one conversation on a task, executing the agent's tool calls on `environment`.
 
@@ -136,6 +137,8 @@ async def run_simulation(
         seed: seed given to the participants, recorded.
         infrastructure_errors: exception types meaning "service unavailable" (default: the LLM
             layer's `LLMInfrastructureError`); they end the run as `infrastructure_error`.
+        respond: answers a tool call instead of `environment.respond` (the state controller's `ToolResponder`,
+            which runs the call on `environment` too).
 
     Returns:
         The simulation run, not yet graded (`reward_info` is None). Its `info` holds the failure
@@ -177,7 +180,10 @@ async def run_simulation(
     while reason is None:
         try:
             if route is _Route.ENV:
-                results: list[ToolMessage] = [environment.respond(call) for call in pending]
+                if respond is None:
+                    results: list[ToolMessage] = [environment.respond(call) for call in pending]
+                else:
+                    results = [await respond(call) for call in pending]
                 errors += sum(result.error for result in results)
                 history.extend(results)
                 route = caller

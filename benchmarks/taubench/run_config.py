@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from benchmarks.runner.faults import checked_policy
 from benchmarks.taubench.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS
 from benchmarks.taubench.tasks import SplitName, TaskSet
 from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
@@ -49,6 +50,13 @@ class Tau2RunConfig(BaseModel):
     agent_backend: AgentBackend = DEFAULT_AGENT_BACKEND
     """What drives the GATS rehearsals of an LLM agent: `planner` (ours) or `camel` (a CAMEL ChatAgent). The agent
     that talks to the user is always the in-repo `LLMAgent` (the orchestrator drives it one message at a time)."""
+    faults: dict[str, Any] | None = None
+    """The fault policy of `--faults` (JSON): every job runs clean and under it (`benchmarks.runner.faults`)."""
+
+    @field_validator("faults")
+    @classmethod
+    def _valid_policy(cls, policy: dict[str, Any] | None) -> dict[str, Any] | None:
+        return checked_policy(policy)
 
     @model_validator(mode="after")
     def _known_scripted_names(self) -> Tau2RunConfig:

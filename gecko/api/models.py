@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gecko.upstream.pool import SessionMode
 from utils.faults import FaultPolicy
+from utils.jsontypes import JsonBool, JsonInt
 
 
 class SessionConfig(BaseModel):
@@ -16,7 +17,7 @@ class SessionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     toolkits: list[str] | None = None
     """Only these toolkits may be called in the session (None = all)."""
-    record_reads: bool = False
+    record_reads: JsonBool = False
     """Also record read-call results in the state (`observed`), the paper's "synthesis mode"."""
     mode: SessionMode = "simulate"
     """`simulate` every call; `hybrid`: reads of toolkits with an upstream (`x-gecko-upstream`) run on the real
@@ -30,7 +31,7 @@ class SessionConfig(BaseModel):
     """Free text shown in the viewer: why the session exists (GATS: the feedback its attempt was given)."""
     forked_from: str | None = None
     """Set by the server on forks: the session it was forked from."""
-    fork_version: int | None = None
+    fork_version: JsonInt | None = None
     """Set by the server on forks: the state version of the parent it was forked at."""
 
 
@@ -104,7 +105,12 @@ class RealToolCall(BaseModel):
 
 
 class RealCallsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Real tool calls to fold into the state: `tool_calls` (one or more) and/or `tool_call`."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
+        {"required": ["tool_calls"], "properties": {"tool_calls": {"minItems": 1}}},
+        {"required": ["tool_call"], "properties": {"tool_call": {"type": "object"}}},
+    ]})
     tool_calls: list[RealToolCall] = Field(default_factory=list)
     tool_call: RealToolCall | None = None
     read_only_sync_policy: str | None = None
@@ -140,9 +146,9 @@ class JudgeRequest(BaseModel):
     """Defaults to the last task a checklist was made for in this session."""
     agent_response: str | None = None
     checklist: list[ChecklistItemPublic] | None = None
-    since_version: int | None = None
+    since_version: JsonInt | None = None
     """Only judge calls made after this state version (None = all calls of the session)."""
-    expects_tool_call: bool = False
+    expects_tool_call: JsonBool = False
     """The task cannot be done without a tool call: the gating judge fails an attempt with none accepted."""
 
 
@@ -162,3 +168,177 @@ class JudgePublic(BaseModel):
     """LLM usage records of this verdict (and of a checklist made for it)."""
     panel: dict[str, Any] | None = None
     """With a judge panel: the vote, every judge's verdict, the judges excluded (failed) and their agreement."""
+
+
+class SessionIdPublic(BaseModel):
+    """`GET /session-id`."""
+
+    session_id: str
+    message: str
+
+
+class StateSetPublic(BaseModel):
+    """`POST /set-session-state`."""
+
+    message: str
+    version: int
+
+
+class StateInitPublic(BaseModel):
+    """`POST /init-session-state`."""
+
+    message: str
+    version: int
+    state: dict[str, Any]
+
+
+class SessionStatePublic(BaseModel):
+    """`GET /get-session-state`."""
+
+    state: dict[str, Any]
+    version: int
+
+
+class RealSyncPublic(BaseModel):
+    """`POST /update-state-from-real`."""
+
+    success: bool
+    version: int
+    updated_state: dict[str, Any]
+
+
+class HistoryPublic(BaseModel):
+    """`GET /sessions/{id}/history`: one entry per call (request, validation, response, engines, timings, usage)."""
+
+    session_id: str
+    offset: int
+    calls: list[dict[str, Any]]
+
+
+class StateAtPublic(BaseModel):
+    """`GET /sessions/{id}/state`."""
+
+    session_id: str
+    version: int
+    state: dict[str, Any]
+
+
+class UsagePublic(BaseModel):
+    """`GET /sessions/{id}/usage`: LLM usage per role (with its models) and overall."""
+
+    session_id: str
+    roles: dict[str, Any]
+    total: dict[str, Any]
+    faults: dict[str, Any]
+    """Injections recorded in the history: total, by level, kind and rule."""
+
+
+class ToolPublic(BaseModel):
+    """One tool in `GET /toolkits`."""
+
+    name: str
+    original_name: str
+    method: str
+    path: str
+    access: str
+    summary: str
+    has_response_schema: bool
+
+
+class ToolDetailPublic(ToolPublic):
+    """One tool in `GET /toolkits/{name}`, with its schemas."""
+
+    description: str
+    arguments_schema: dict[str, Any]
+    response_schema: dict[str, Any] | bool | None
+    world: dict[str, Any] | None = None
+    """Its place in the world model: the resource and action the rules engines bind it to (null: none)."""
+
+
+class ToolkitSummaryPublic(BaseModel):
+    """One toolkit in `GET /toolkits`."""
+
+    name: str
+    title: str
+    version: str
+    source: str
+    openapi: str
+    tool_count: int
+    has_default_state: bool
+    tools: list[ToolPublic] | None = None
+
+
+class ToolkitsPublic(BaseModel):
+    """`GET /toolkits`."""
+
+    total: int
+    offset: int
+    toolkits: list[ToolkitSummaryPublic]
+
+
+class ToolkitPublic(BaseModel):
+    """`GET /toolkits/{name}`."""
+
+    name: str
+    title: str
+    description: str
+    source: str
+    default_state: dict[str, Any] | None
+    tools: list[ToolDetailPublic]
+
+
+class RolePublic(BaseModel):
+    """A server role in `/health`: its configured model and the engine in use."""
+
+    model: str
+    engine: str
+    endpoint: dict[str, Any] | None = None
+    """With a model: its endpoint's capabilities and where each comes from (a panel: `{"panel": [each judge's]}`)."""
+
+
+class WorkersPublic(BaseModel):
+    configured: int
+    live: int
+
+
+class HealthPublic(BaseModel):
+    """`GET /health`: `status` and `version` for everyone; the rest only with the key, on a server that has one."""
+
+    status: str
+    version: str
+    service: str | None = None
+    pid: int | None = None
+    uptime_seconds: float | None = None
+    roles: dict[str, RolePublic] | None = None
+    state_model_enabled: bool | None = None
+    offline: bool | None = None
+    store: str | None = None
+    toolkits: int | None = None
+    tools: int | None = None
+    workers: WorkersPublic | None = None
+    sessions: int | None = None
+
+
+class ToolHitPublic(BaseModel):
+    """One tool found by `GET /tools/search`."""
+
+    toolkit: str
+    name: str
+    original_name: str
+    app: str
+    source: str
+    access: str
+    summary: str
+    call: str
+    """The route that calls the tool, e.g. `POST /{toolkit}/{operationId}`."""
+    score: float
+
+
+class ToolSearchPublic(BaseModel):
+    """`GET /tools/search`: the best-matching tools, best first."""
+
+    query: str
+    k: int
+    engine: str
+    indexed_tools: int
+    hits: list[ToolHitPublic]

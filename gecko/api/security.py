@@ -19,8 +19,8 @@ from typing import Any
 
 OPEN_PATHS = frozenset({"/health", "/ui/login"})
 UI_COOKIE = "gecko_ui"
-COOKIE_PATHS = ("/ui", "/sessions")
-"""Path prefixes the viewer's cookie may read."""
+COOKIE_PATHS = ("/ui", "/sessions", "/run")
+"""Path prefixes the viewer's cookie may read (`/run`: the run viewer's JSON, served by `gecko view` only)."""
 COOKIE_METHODS = frozenset({"GET", "HEAD"})
 
 

@@ -145,6 +145,11 @@ class McpCatalog:
     def __init__(self, tools: Iterable[McpTool]) -> None:
         self.tools = {t.name: t for t in tools}
         self.listing = [t.listing() for t in self.tools.values()]
+        self._names = {t.operation.tool_name: t.name for t in self.tools.values()}
+
+    def name_of(self, operation: Operation) -> str | None:
+        """The MCP name of `operation` at this endpoint (None if it is not listed here)."""
+        return self._names.get(operation.tool_name)
 
     def get(self, name: str) -> Operation:
         """The operation behind an MCP tool name.

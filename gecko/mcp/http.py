@@ -9,6 +9,7 @@ shared store, not in a worker's memory.
 POST initialize ─► bind: X-Session-ID (must exist) │ ?session=ID │ else a new session (?mode=hybrid…)
                    └─► SDK answers; this layer adds `Mcp-Session-Id: <gecko session id>`
 POST other      ─► session = Mcp-Session-Id │ X-Session-ID │ ?session=ID (clients that skip initialize)
+every POST      ─► --max-body-bytes and the JSON limits first (413/422), as on every Gecko route
 GET, DELETE     ─► 405 (no server-initiated stream; a Gecko session ends by TTL or DELETE /sessions/{id})
 ```
 """
@@ -16,7 +17,7 @@ GET, DELETE     ─► 405 (no server-initiated stream; a Gecko session ends by 
 from __future__ import annotations
 
 import contextlib
-import json
+from typing import Any
 from urllib.parse import parse_qs
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -26,12 +27,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from gecko.api.deps import SESSION_HEADER, GeckoContext
+from gecko.api.deps import LIMIT_FLAGS, SESSION_HEADER, GeckoContext
 from gecko.mcp.catalog import McpCatalogs
 from gecko.mcp.server import McpBinding, build_server
 from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import SESSION_MODES
+from utils.jsonlimits import JsonLimitExceeded, JsonLimits, JsonValueRejected, parse_json
 
 MCP_SESSION_HEADER = "mcp-session-id"
 SCOPE_KEY = "gecko.mcp"
@@ -45,13 +47,24 @@ def _jsonrpc_error(status: int, message: str, code: int = -32600) -> Response:
                         status_code=status)
 
 
-def _is_initialize(body: bytes) -> bool:
-    if b"initialize" not in body:  # most requests: no need to parse here (the SDK parses every body anyway)
-        return False
+def _check_body(body: bytes, limits: JsonLimits) -> tuple[Any, Response | None]:
+    """The parsed body, or the refusal of a body over the JSON limits (413) or with an unstorable value (422).
+
+    The same limits as the HTTP API's, checked before the SDK parses the body, so no MCP request holds a worker
+    either. A body that is not JSON parses to None: the SDK answers the parse error.
+    """
     try:
-        message = json.loads(body)
-    except ValueError:
-        return False  # the SDK answers the parse error
+        return parse_json(body, limits), None
+    except JsonLimitExceeded as exc:
+        return None, _jsonrpc_error(413, f"request body has {exc}; this server accepts no more "
+                                         f"({LIMIT_FLAGS[exc.limit]})")
+    except JsonValueRejected as exc:
+        return None, _jsonrpc_error(422, str(exc))
+    except (ValueError, UnicodeDecodeError):
+        return None, None
+
+
+def _is_initialize(message: Any) -> bool:
     items = message if isinstance(message, list) else [message]
     return any(isinstance(m, dict) and m.get("method") == "initialize" for m in items)
 
@@ -85,7 +98,8 @@ class McpHttpEndpoint:
         request = self.server.request_context.request
         assert isinstance(request, Request), "MCP over HTTP: the SDK passes the HTTP request to handlers"
         toolkit, session_id = request.scope[SCOPE_KEY]
-        return McpBinding(self.catalogs.get(toolkit), self.ctx.runner, session_id)
+        return McpBinding(self.catalogs.get(toolkit), self.ctx.runner, session_id,
+                          search=self.ctx.search if toolkit is None else None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         toolkit = scope.get("path_params", {}).get("toolkit")
@@ -104,6 +118,10 @@ class McpHttpEndpoint:
             await _jsonrpc_error(413, f"request body exceeds {self.ctx.settings.max_body_bytes} bytes")(
                 scope, receive, send)
             return
+        message, refusal = _check_body(body, self.ctx.settings.json_limits())
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         mcp_sid, gecko_sid = headers.get(MCP_SESSION_HEADER), headers.get(SESSION_HEADER.lower())
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -114,7 +132,7 @@ class McpHttpEndpoint:
                                  "send one")(scope, receive, send)
             return
         session_id = named[0] if named else None
-        if _is_initialize(body):
+        if _is_initialize(message):
             if session_id is not None and await self.ctx.store.get(session_id) is None:
                 await _jsonrpc_error(404, f"no live Gecko session {session_id!r} to bind to (never created, "
                                      "deleted or expired)")(scope, receive, send)

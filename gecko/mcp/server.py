@@ -20,12 +20,16 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel import Server
 
+from gecko.api.deps import LIMIT_FLAGS
 from gecko.mcp.catalog import McpCatalog
+from gecko.mcp.search import SEARCH_TOOL, call_search, search_tool_listing
 from gecko.pipeline.runner import CallOutcome, CallRunner
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
 from gecko.toolkits.registry import ToolNotFound
+from gecko.toolkits.search import ToolIndex
 from gecko.upstream.errors import NoUpstream, UpstreamError
 from utils.faults import notice_text
+from utils.jsonlimits import JsonLimitExceeded, JsonLimits, JsonValueRejected, check_json
 
 log = logging.getLogger(__name__)
 META_PREFIX = "gecko/"
@@ -40,6 +44,10 @@ class McpBinding:
     catalog: McpCatalog
     runner: CallRunner
     session_id: str | None
+    limits: JsonLimits | None = None
+    """JSON limits for a call's arguments; None where the transport checked the whole message (HTTP)."""
+    search: ToolIndex | None = None
+    """Offer `search_tools` (the endpoint of every toolkit only: a twin lists exactly its real server's tools)."""
 
 
 def _text(value: Any) -> str:
@@ -94,6 +102,8 @@ def _success(outcome: CallOutcome, tool_name: str, meta: dict[str, Any]) -> type
 
 async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """Run one `tools/call`; every failure the agent or its operator can act on becomes an error result."""
+    if name == SEARCH_TOOL and binding.search is not None:
+        return await call_search(binding.search, binding.catalog, arguments)
     try:
         operation = binding.catalog.get(name)
     except ToolNotFound as exc:
@@ -101,6 +111,13 @@ async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | 
         return tool_error(f"Unknown tool {name!r}{hint}.")
     if binding.session_id is None:
         return tool_error(NO_SESSION)
+    if binding.limits is not None:
+        try:
+            check_json(arguments, binding.limits, values=True)
+        except JsonLimitExceeded as exc:
+            return tool_error(f"The arguments have {exc}; this server accepts no more ({LIMIT_FLAGS[exc.limit]}).")
+        except JsonValueRejected as exc:
+            return tool_error(f"{exc}.")
     store_down = binding.runner.store.unavailable_errors
     try:
         outcome = await binding.runner.run(binding.session_id, operation, arguments if arguments is not None else {})
@@ -128,7 +145,9 @@ def build_server(binding: Callable[[], McpBinding], *, version: str, instruction
 
     @server.list_tools()
     async def _list_tools() -> types.ListToolsResult:
-        return types.ListToolsResult(tools=binding().catalog.listing)
+        current = binding()
+        listing = current.catalog.listing
+        return types.ListToolsResult(tools=[search_tool_listing(), *listing] if current.search is not None else listing)
 
     @server.call_tool(validate_input=False)  # the pipeline validates, and reports every violation at once
     async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:

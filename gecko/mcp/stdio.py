@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +27,7 @@ from gecko.upstream.pool import SESSION_MODES
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings, setting_flags
 
-NOT_ON_STDIO = ("host", "port", "workers", "api_key", "max_body_bytes")
+NOT_ON_STDIO = ("host", "port", "workers", "api_key", "api_key_file", "max_body_bytes", "request_read_timeout")
 """Settings of the HTTP listener, which a stdio server has none of."""
 
 
@@ -60,7 +61,8 @@ async def serve(settings: Settings, toolkit: str | None, session: str | None, mo
         elif await ctx.store.get(session) is None:
             raise LookupError(f"no live Gecko session {session!r} in {settings.store} (state dir {settings.state_dir})")
         print(f"gecko-mcp: session {session}, {len(catalog.tools)} tools", file=sys.stderr, flush=True)
-        binding = McpBinding(catalog, ctx.runner, session)
+        binding = McpBinding(catalog, ctx.runner, session, limits=settings.json_limits(),
+                             search=ctx.search if toolkit is None else None)
         server = build_server(lambda: binding, version=ctx.version, instructions=(
             f"Simulated tools (Gecko), session {session}. Arguments are validated against each tool's input "
             "schema; a rejected call returns an error result that lists every problem."))
@@ -76,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"gecko-mcp: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
+    os.umask(settings.file_mask())  # before anything creates a file (session DB, caches)
     logging.basicConfig(level=settings.log_level.upper() if settings.log_level != "trace" else "DEBUG",
                         stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

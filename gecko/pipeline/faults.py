@@ -51,6 +51,7 @@ from utils.faults import (
     service_error,
     wait_seconds,
 )
+from utils.jsonlimits import READABLE_DEPTH, is_readable_change
 from utils.jsonutil import canonical_json, dumps_compact
 
 FAULTS_KEY = "faults"
@@ -78,7 +79,8 @@ class FaultPolicies:
         """(level, kind) → injections by this worker."""
 
     def policy_for(self, config: Mapping[str, Any]) -> FaultPolicy | None:
-        """The policy in effect for a session: its own (`config.faults`), else the server-wide one."""
+        """The policy in effect for a session: its own (`config.faults`), else the server-wide one; None for none
+        (the no-fault path: one lookup, nothing parsed or allocated)."""
         own = config.get(FAULTS_KEY)
         if own is None:
             return self.default
@@ -97,12 +99,10 @@ class FaultPolicies:
             return "session"
         return "server" if self.default is not None else "none"
 
-    async def step(self, store: SessionStore, record: SessionRecord, operation: Operation, arguments: Any,
-                   side: Side) -> FaultStep | None:
-        """Count the call and decide (None when the session has no policy)."""
-        policy = self.policy_for(record.config)
-        if policy is None:
-            return None
+    async def step(self, store: SessionStore, record: SessionRecord, policy: FaultPolicy, operation: Operation,
+                   arguments: Any, side: Side) -> FaultStep:
+        """Count the call and decide, for a session whose policy (`policy_for`) is `policy`. A session without
+        one never gets here: its only cost is the `policy_for` check."""
         earlier = None
         if operation.access == "read" and needs_earlier(policy):
             earlier = _earlier(await store.history_tail(record.id, EARLIER_LOOKBACK), operation, arguments)
@@ -177,10 +177,15 @@ class FaultStep:
         inj = self.injection
         if inj is None or inj.kind != "external_change":
             return None
+        patch = [dict(op) for op in inj.params["patch"]]
         try:
-            changed = jsonpatch.apply_patch(state, [dict(op) for op in inj.params["patch"]], in_place=False)
+            changed = jsonpatch.apply_patch(state, patch, in_place=False)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, TypeError) as exc:
             self.record.update(applied=False, reason=f"the patch does not apply to the state: {exc}")
+            return None
+        if not is_readable_change(changed, patch):
+            self.record.update(applied=False, reason=f"the patched state would nest deeper than {READABLE_DEPTH} "
+                               "levels, which Gecko cannot store and give back")
             return None
         self.record["applied"] = True
         return changed
@@ -210,6 +215,20 @@ class FaultStep:
         """The session config to commit: the controller state after this call."""
         observe(self.state, access, ok)
         return {**self.config, FAULT_STATE_KEY: self.state.public()}
+
+
+def synced_config(policies: FaultPolicies, config: Mapping[str, Any], accesses: Iterable[str]) -> dict[str, Any] | None:
+    """The config after real calls were synced into the session (`/update-state-from-real`): they are calls of the
+    session, so the controller's count moves past them (and its successful writes, since the tools ran them) and the
+    session's next calls, and the forks made from it afterwards (the next turn's GATS attempts), draw new numbers.
+    None when the session has no policy (nothing to count)."""
+    if policies.policy_for(config) is None:
+        return None
+    state = FaultState.from_public(config.get(FAULT_STATE_KEY))
+    for access in accesses:
+        state.calls += 1
+        observe(state, access, True)
+    return {**config, FAULT_STATE_KEY: state.public()}
 
 
 def merge_constraints(items: list[ChecklistItem], checklists: Mapping[str, Any]) -> list[ChecklistItem]:

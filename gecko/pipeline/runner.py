@@ -35,10 +35,11 @@ from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
+from gecko.upstream.errors import UpstreamError
 from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
 from utils.faults import ServiceError, with_notice
-from utils.jsonlimits import READABLE_DEPTH, is_readable
+from utils.jsonlimits import READABLE_DEPTH, is_readable, is_readable_change
 
 log = logging.getLogger(__name__)
 RECENT_CALLS = 8
@@ -115,6 +116,8 @@ def compact_call(entry: dict[str, Any]) -> dict[str, Any]:
     call = {k: entry.get(k) for k in ("tool", "access", "arguments", "status", "response", "errors", "tool_error")}
     if entry.get("fault"):
         call["fault"] = entry["fault"]
+    if entry.get("message") is not None:
+        call["message"] = entry["message"]
     return call
 
 
@@ -140,8 +143,10 @@ class CallRunner:
                                    if needs_recent_calls is None else needs_recent_calls)
         self._background: set[asyncio.Task[Any]] = set()
 
-    async def run(self, session_id: str, operation: Operation, arguments: Any) -> CallOutcome:
-        """Validate, synthesize and update state for one call, serialised per session.
+    async def run(self, session_id: str, operation: Operation, arguments: Any,
+                  message: str | None = None) -> CallOutcome:
+        """Validate, synthesize and update state for one call, serialised per session. `message`: the id of the
+        model message that issued the call (recorded in its history entry; see `JudgeInput.call_messages`).
 
         Raises:
             SessionNotFound: unknown or expired session.
@@ -154,7 +159,7 @@ class CallRunner:
         violations = validate_arguments(operation, arguments)
         syntactic_ms = _ms(started)
         if violations:
-            return await self._reject(session_id, operation, arguments, violations, syntactic_ms)
+            return await self._reject(session_id, operation, arguments, violations, syntactic_ms, message)
         hold = await self.store.acquire(session_id)
         handed_off = False
         try:
@@ -162,6 +167,8 @@ class CallRunner:
             if record is None:
                 raise SessionNotFound(session_id)
             outcome, commit, pending = await self._run_locked(hold, record, operation, arguments, syntactic_ms)
+            if message is not None and commit.history is not None:
+                commit.history["message"] = message
             if pending is not None:
                 outcome.state_version, outcome.state_pending = record.version + 1, True
                 task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
@@ -178,7 +185,7 @@ class CallRunner:
                 await self.store.release(hold)
 
     async def _reject(self, session_id: str, operation: Operation, arguments: Any, violations: list[Violation],
-                      syntactic_ms: float) -> CallOutcome:
+                      syntactic_ms: float, message: str | None = None) -> CallOutcome:
         """A 422 for a call that failed the syntactic check, recorded in the history without making it wait on
         a busy session (see the module docstring)."""
         entry: dict[str, Any] = {
@@ -186,6 +193,8 @@ class CallRunner:
             "status": 422, "errors": [v.public() for v in violations],
             "validation": {"syntactic": "invalid", "semantic": "skipped"}, "timings_ms": {"syntactic": syntactic_ms},
         }
+        if message is not None:
+            entry["message"] = message
         recording = asyncio.create_task(self._record_rejection(session_id, operation, entry))
         done, _ = await asyncio.wait({recording}, timeout=REJECTION_WAIT_S)
         if recording in done:
@@ -245,7 +254,8 @@ class CallRunner:
             commit.history["engines"]["state"] = state_info
             commit.history["timings_ms"]["state"] = _ms(started)
             commit.history["usage"] = pending.ctx.usage
-            if change is not None and not is_readable(change.state):
+            if change is not None and not is_readable_change(change.state,
+                                                             None if pending.whole_state else change.patch):
                 state_info = {**state_info, "error": _UNREADABLE_STATE}
                 change = None
             if change is not None:
@@ -273,7 +283,9 @@ class CallRunner:
             "arguments": arguments,
         }
         upstream = self.upstreams is not None and self.upstreams.goes_upstream(operation, config.get("mode") or "simulate")
-        fault = await self.faults.step(self.store, record, operation, arguments, "real" if upstream else "simulated")
+        policy = self.faults.policy_for(config)  # the no-fault path: this check only
+        fault = None if policy is None else await self.faults.step(
+            self.store, record, policy, operation, arguments, "real" if upstream else "simulated")
         changed: dict[str, Any] | None = None
         if fault is not None and fault.injection is not None:
             entry["fault"] = fault.record
@@ -347,7 +359,8 @@ class CallRunner:
             t = time.perf_counter()
             change = await updater.update(ctx, body)
             timings["state"] = _ms(t)
-            if change is not None and not is_readable(change.state):
+            if change is not None and not is_readable_change(change.state,
+                                                             None if changed is not None else change.patch):
                 entry["engines"]["state"] = {"engine": change.engine, "error": _UNREADABLE_STATE}
                 change = None
             if change is not None:
@@ -406,6 +419,9 @@ class CallRunner:
         t = time.perf_counter()
         result = await self.upstreams.call(operation, arguments)
         timings["upstream"] = _ms(t)
+        if not is_readable(result.body):
+            raise UpstreamError(f"the real service answered with JSON nested deeper than {READABLE_DEPTH} levels, "
+                                "which Gecko cannot store and give back; nothing was recorded")
         usage: list[dict[str, Any]] = []
         new_state, patch = changed, None
         state_info: dict[str, Any] = {"engine": None}
@@ -415,8 +431,11 @@ class CallRunner:
                             operation.access)
             change = await self.engines.state.apply_real(state, [real], usage)
             timings["state"] = _ms(t)
-            new_state, patch = change.state, None if changed is not None else change.patch
-            state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
+            if is_readable_change(change.state, None if changed is not None else change.patch):
+                new_state, patch = change.state, None if changed is not None else change.patch
+                state_info = {"engine": change.engine, "fallback": change.fallback, "patch_ops": len(change.patch)}
+            else:
+                state_info = {"engine": change.engine, "error": _UNREADABLE_STATE}
         entry.update(status=result.status, source="upstream", upstream_error=result.is_error, response=result.body,
                      validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "real upstream"},
                      engines={"responder": "upstream", "state": state_info}, timings_ms=timings, usage=usage)

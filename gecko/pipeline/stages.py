@@ -108,6 +108,9 @@ class JudgeInput:
     usage: list[dict[str, Any]] = field(default_factory=list)
     expects_tool_call: bool = False
     """The caller says the task needs a tool call (e.g. a BFCL task outside the irrelevance categories)."""
+    call_messages: list[str | int | None] | None = None
+    """For each call, the model message that issued it, when the caller knows (calls of one message are parallel:
+    identical calls in one message are deliberate, e.g. two draws from one distribution); None: unknown."""
 
 
 @dataclass

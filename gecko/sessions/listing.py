@@ -20,6 +20,7 @@ Every store keeps, beside the record, two things that make listing cheap at 100k
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,6 +137,11 @@ class SessionPage:
     """Sessions matching the filters, when the store can count them cheaply (the first page only)."""
 
 
+CURSOR_PATTERN = r"^([0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?~.+)?$"
+"""What `encode_cursor` makes (`created~id`, `created` a finite non-negative float's repr), or nothing."""
+_CURSOR = re.compile(CURSOR_PATTERN)
+
+
 def encode_cursor(cursor: tuple[float, str] | None) -> str | None:
     """The opaque form of a cursor (`created~id`)."""
     return None if cursor is None else f"{cursor[0]!r}~{cursor[1]}"
@@ -149,9 +155,9 @@ def decode_cursor(text: str | None) -> tuple[float, str] | None:
     """
     if not text:
         return None
-    created, sep, session_id = text.partition("~")
-    if not sep or not session_id:
+    if not _CURSOR.match(text):
         raise ValueError(f"not a listing cursor: {text!r}")
+    created, _, session_id = text.partition("~")
     return float(created), session_id
 
 

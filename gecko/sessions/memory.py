@@ -16,7 +16,8 @@ from typing import Any
 from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import SessionStore
-from gecko.sessions.versions import TRIM_EVERY, Retention
+from gecko.sessions.versions import TRIM_EVERY, Retention, account_version
+from utils.jsonutil import dumps_compact
 
 
 class MemoryStore(SessionStore):
@@ -48,6 +49,8 @@ class MemoryStore(SessionStore):
         self._records[record.id] = copy.deepcopy(record)
         self._history[record.id] = deque(maxlen=self.retention.history_limit or None)
         self._versions[record.id] = {record.version: (True, copy.deepcopy(record.state))}
+        self._records[record.id].base_version = record.version
+        self._records[record.id].base_bytes = len(dumps_compact(record.state))
 
     async def get(self, session_id: str) -> SessionRecord | None:
         record = self._live(session_id)
@@ -65,12 +68,13 @@ class MemoryStore(SessionStore):
         entries = list(self._history.get(session_id, ()))
         return entries[-limit:] if limit else []
 
-    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+    async def _version_rows(self, session_id: str, version: int, after: int = -1) -> list[tuple[int, bool, Any]]:
         stored = self._versions.get(session_id, {})
         start = version
-        while start in stored and not stored[start][0]:
+        while start > after + 1 and start in stored and not stored[start][0]:
             start -= 1
-        return [(v, *stored[v]) for v in range(start, version + 1) if v in stored]
+        # copies: the caller may patch the rows in place, and stored states and patches are shared values
+        return copy.deepcopy([(v, *stored[v]) for v in range(start, version + 1) if v in stored])
 
     async def count(self) -> int:
         return sum(1 for sid in list(self._records) if self._live(sid))
@@ -118,8 +122,9 @@ class MemoryStore(SessionStore):
             stored.state = commit.state
             stored.version += 1
             versions = self._versions[record.id]
-            checkpoint = self.retention.is_checkpoint(stored.version, commit.patch)
+            checkpoint = commit.checkpoint or commit.patch is None
             versions[stored.version] = (checkpoint, commit.state if checkpoint else commit.patch)
+            account_version(stored, stored.version, len(commit.stored or ""), checkpoint)
             if self.retention.max_versions and stored.version % TRIM_EVERY == 0:
                 _trim_versions(versions, self.retention.oldest_version(stored.version))
         if commit.checklists is not None:

@@ -50,6 +50,12 @@ class SessionRecord:
     """At a glance (see `gecko.sessions.listing`): new, ok, rejected, success, failed, unjudged."""
     tags: list[str] = field(default_factory=list)
     """Indexed for listings: `label:K=V`, `toolkit:NAME`, `parent:ID` (see `gecko.sessions.listing`)."""
+    base_version: int = 0
+    """The last version stored whole (a checkpoint, see `gecko.sessions.versions`)."""
+    base_bytes: int = 0
+    """Its size as stored."""
+    delta_bytes: int = 0
+    """Bytes of the deltas stored after it."""
 
 
 @dataclass
@@ -67,3 +73,7 @@ class Commit:
     """New status of the session (set by `SessionStore.commit` from `history`; None: unchanged)."""
     tags: list[str] | None = None
     """The session's tags after the commit, when it adds some (set by `SessionStore.commit`)."""
+    stored: str | None = None
+    """The new version as the store writes it: the state or the patch as JSON text (set by `SessionStore.commit`)."""
+    checkpoint: bool = False
+    """`stored` is the whole state (set by `SessionStore.commit`)."""

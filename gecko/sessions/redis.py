@@ -1,6 +1,7 @@
 """Redis session store: for several hosts. Needs the `redis` extra (`pip install -e .[redis]`).
 
-Keys (prefix `gecko:`): `s:{id}` the record as a hash of JSON fields, `h:{id}` the history list,
+Keys (prefix `gecko:`): `s:{id}` the record as a hash of JSON fields (not the state: the versions hold it, and
+`base`/`base_bytes`/`delta_bytes` say where its last checkpoint is), `h:{id}` the history list,
 `v:{id}` state versions by number (checkpoints and JSON-Patch deltas), `c:{id}` a sorted set of the
 checkpoint numbers, `l:{id}` the lease (SET NX PX, `LEASE_SECONDS`, renewed while held, so a dead
 holder blocks its session for at most that long), `w:{id}` "another process waits" (short expiry),
@@ -25,8 +26,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
-from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
-from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
+from gecko.sessions.model import Commit, SessionBusy, SessionNotFound, SessionRecord, VersionConflict
+from gecko.sessions.store import READ_ATTEMPTS, WORKER_LIVE_SECONDS, SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
@@ -62,7 +63,8 @@ return 0
 """
 
 # KEYS: s h v c l w sessions x
-# ARGV: 1 expected version, 2 owner to release or '', 3 state or '', 4 version body, 5 checkpoint '1'/'0',
+# ARGV: 1 expected version, 2 owner to release or '', 3 '1' when the state changed or '', 4 version body,
+#       5 checkpoint '1'/'0',
 #       6 history entry or '', 7 checklists or '', 8 config or '', 9 now, 10 expires, 11 ttl ms,
 #       12 history limit, 13 max versions, 14 trim every, 15 session id, 16 index prefix,
 #       17 new status or '', 18 all tags as JSON or '', 19.. index keys of the added tags
@@ -75,9 +77,14 @@ local version = tonumber(redis.call('HGET', KEYS[1], 'version'))
 if version ~= tonumber(ARGV[1]) then release() return {-1, 0, 0} end
 if ARGV[3] ~= '' then
   version = version + 1
-  redis.call('HSET', KEYS[1], 'state', ARGV[3], 'version', version)
+  redis.call('HSET', KEYS[1], 'version', version)
   redis.call('HSET', KEYS[3], tostring(version), ARGV[4])
-  if ARGV[5] == '1' then redis.call('ZADD', KEYS[4], version, version) end
+  if ARGV[5] == '1' then
+    redis.call('ZADD', KEYS[4], version, version)
+    redis.call('HSET', KEYS[1], 'base', version, 'base_bytes', string.len(ARGV[4]), 'delta_bytes', 0)
+  else
+    redis.call('HINCRBY', KEYS[1], 'delta_bytes', string.len(ARGV[4]))
+  end
   local keep = tonumber(ARGV[13])
   if keep > 0 and version % tonumber(ARGV[14]) == 0 and version - keep + 1 > 0 then
     local base = redis.call('ZREVRANGEBYSCORE', KEYS[4], version - keep + 1, '-inf', 'LIMIT', 0, 1)[1]
@@ -190,27 +197,29 @@ class RedisStore(SessionStore):
 
     @staticmethod
     def _encode(record: SessionRecord) -> dict[FieldT, EncodableT]:
-        return {"id": record.id, "config": dumps_compact(record.config), "state": dumps_compact(record.state),
-                "version": str(record.version), "calls": str(record.calls),
-                "checklists": dumps_compact(record.checklists), "created": repr(record.created),
-                "updated": repr(record.updated), "expires": repr(record.expires), "status": record.status,
-                "tags": dumps_compact(record.tags)}
+        return {"id": record.id, "config": dumps_compact(record.config), "version": str(record.version),
+                "calls": str(record.calls), "checklists": dumps_compact(record.checklists),
+                "created": repr(record.created), "updated": repr(record.updated), "expires": repr(record.expires),
+                "status": record.status, "tags": dumps_compact(record.tags), "base": str(record.base_version),
+                "base_bytes": str(record.base_bytes), "delta_bytes": str(record.delta_bytes)}
 
     @staticmethod
     def _decode(d: dict[str, str]) -> SessionRecord:
-        return SessionRecord(d["id"], loads(d["config"]), loads(d["state"]), int(d["version"]),
-                             int(d.get("calls", 0)), loads(d["checklists"]), float(d["created"]),
-                             float(d["updated"]), float(d["expires"]), d.get("status", "new"),
-                             loads(d.get("tags", "[]")))
+        return SessionRecord(d["id"], loads(d["config"]), {}, int(d["version"]), int(d.get("calls", 0)),
+                             loads(d["checklists"]), float(d["created"]), float(d["updated"]), float(d["expires"]),
+                             d.get("status", "new"), loads(d.get("tags", "[]")), int(d.get("base", 0)),
+                             int(d.get("base_bytes", 0)), int(d.get("delta_bytes", 0)))
 
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
         self.prepare_new(record)
+        state = dumps_compact(record.state)
+        record.base_version, record.base_bytes, record.delta_bytes = record.version, len(state), 0
         s, _, v, c, _, _ = self._keys(record.id)
         indexes = [self._index("all"), self._index(f"st:{record.status}"), *map(self._tag_index, record.tags)]
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(s, mapping=self._encode(record))
-        pipe.hset(v, str(record.version), dumps_compact(record.state))
+        pipe.hset(v, str(record.version), state)
         pipe.zadd(c, {str(record.version): record.version})
         for key in (s, v, c):
             pipe.pexpire(key, self._ttl_ms())
@@ -219,15 +228,22 @@ class RedisStore(SessionStore):
             pipe.zadd(key, {record.id: record.created})
         pipe.sadd(self._k("x", record.id), *indexes)
         await pipe.execute()
+        self._remember(record.id, record.created, record.version, loads(state))  # a copy the caller cannot change
 
     async def get(self, session_id: str) -> SessionRecord | None:
-        raw = await self._client.hgetall(self._k("s", session_id))
-        if not raw or float(raw["expires"]) < time.time():
-            return None
-        return self._decode(raw)  # type: ignore[arg-type]  # str replies (decode_responses), untyped in redis-py
+        for _ in range(READ_ATTEMPTS):
+            raw = await self._client.hgetall(self._k("s", session_id))
+            if not raw or float(raw["expires"]) < time.time():
+                return None
+            record = self._decode(raw)  # type: ignore[arg-type]  # str replies (decode_responses), untyped in redis-py
+            if await self._load_state(record):
+                return record
+        raise SessionBusy(f"the state of session {session_id} kept changing while it was read; retry")
 
     async def delete(self, session_id: str) -> bool:
-        existed = await self.get(session_id) is not None
+        self._forget(session_id)
+        expires = await self._client.hget(self._k("s", session_id), "expires")
+        existed = expires is not None and float(expires) >= time.time()
         await self._client.delete(*self._keys(session_id))
         await self._client.zrem(f"{self._p}sessions", session_id)
         await self._unindex(session_id)
@@ -294,13 +310,15 @@ class RedisStore(SessionStore):
         rows = await self._client.lrange(self._k("h", session_id), -limit, -1) if limit else []
         return [loads(r) for r in rows]
 
-    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+    async def _version_rows(self, session_id: str, version: int, after: int = -1) -> list[tuple[int, bool, Any]]:
         base = await self._client.zrevrangebyscore(self._k("c", session_id), version, "-inf", start=0, num=1)
-        if not base:
+        checkpoint = int(base[0]) if base else -1  # type: ignore[arg-type]  # a member name (str), untyped reply
+        first = max(checkpoint, after + 1)
+        if first > version:
             return []
-        first = int(base[0])  # type: ignore[arg-type]  # a member name (str), redis-py types every reply shape
         bodies = await self._client.hmget(self._k("v", session_id), [str(n) for n in range(first, version + 1)])
-        return [(n, n == first, loads(body)) for n, body in zip(range(first, version + 1), bodies) if body is not None]
+        return [(n, n == checkpoint, loads(body)) for n, body in zip(range(first, version + 1), bodies)
+                if body is not None]
 
     async def count(self) -> int:
         return int(await self._client.zcount(f"{self._p}sessions", time.time(), "+inf"))
@@ -325,10 +343,9 @@ class RedisStore(SessionStore):
 
     async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
         now = time.time()
-        state = dumps_compact(commit.state) if commit.state is not None else ""
-        checkpoint = commit.state is not None and self.retention.is_checkpoint(record.version + 1, commit.patch)
-        body = state if checkpoint or not state else dumps_compact(commit.patch)
-        args: list[EncodableT] = [record.version, release or "", state, body, "1" if checkpoint else "0",
+        changed = commit.state is not None and commit.stored is not None
+        args: list[EncodableT] = [record.version, release or "", "1" if changed else "", commit.stored or "",
+                                  "1" if commit.checkpoint else "0",
                 dumps_compact(commit.history) if commit.history is not None else "",
                 dumps_compact(commit.checklists) if commit.checklists is not None else "",
                 dumps_compact(commit.config) if commit.config is not None else "",

@@ -7,8 +7,9 @@
   dies, so a `kill -9`'d holder blocks nobody. A process waiting for a lease holds a shared lock on
   a second byte, which the holder tests when its turn ends (see `gecko.sessions.store`). `_held`
   keeps two sessions whose ids hash to the same byte from sharing the process's lock.
-- Tables: `sessions` (the current record, with its status and tags), `versions` (checkpoints and JSON-Patch
-  deltas, see `gecko.sessions.versions`), `history` (one row per call, numbered per session), `tags` (one row
+- Tables: `sessions` (the current record, with its status and tags, and where its last checkpoint is; not
+  the state itself, which the versions hold), `versions` (checkpoints and JSON-Patch deltas, see
+  `gecko.sessions.versions`), `history` (one row per call, numbered per session), `tags` (one row
   per session and tag, ordered by creation time: what listings walk, see `gecko.sessions.listing`). The file uses
   incremental auto-vacuum, so the sweep gives the pages of purged sessions back to the file system.
 """
@@ -27,19 +28,20 @@ from pathlib import Path
 from typing import Any
 
 from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionSummary, page_of
-from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
+from gecko.sessions.model import Commit, SessionBusy, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.sqlite_writer import Writer, connect
-from gecko.sessions.store import WORKER_LIVE_SECONDS, SessionStore
+from gecko.sessions.store import READ_ATTEMPTS, WORKER_LIVE_SECONDS, SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _TABLES = ("sessions", "history", "snapshots", "versions", "workers", "tags")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER, calls INTEGER,
-    config TEXT, state TEXT, checklists TEXT, status TEXT NOT NULL DEFAULT 'new', tags TEXT NOT NULL DEFAULT '[]');
+    config TEXT, checklists TEXT, status TEXT NOT NULL DEFAULT 'new', tags TEXT NOT NULL DEFAULT '[]',
+    base_version INTEGER NOT NULL DEFAULT 0, base_bytes INTEGER NOT NULL DEFAULT 0, delta_bytes INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires);
 CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created, id);
 CREATE INDEX IF NOT EXISTS sessions_status ON sessions(status, created, id);
@@ -51,6 +53,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS history_seq ON history(session_id, seq);
 CREATE TABLE IF NOT EXISTS versions (
     session_id TEXT NOT NULL, version INTEGER NOT NULL, checkpoint INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions(session_id, version);
+CREATE INDEX IF NOT EXISTS versions_checkpoints ON versions(session_id, checkpoint, version);
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
@@ -59,6 +62,8 @@ VACUUM_PAGES = 2000
 
 
 _dumps = dumps_compact
+_RECORD_COLUMNS = ("id, created, updated, expires, version, calls, config, checklists, status, tags, base_version, "
+                   "base_bytes, delta_bytes")
 _SUMMARY_COLUMNS = "s.id, s.created, s.updated, s.status, s.calls, s.version, s.config, s.tags"
 
 
@@ -147,19 +152,30 @@ class SqliteStore(SessionStore):
     async def create(self, record: SessionRecord) -> None:
         record.expires = self.expiry()
         self.prepare_new(record)
-        await self._write(_insert_session, record)
+        state = _dumps(record.state)
+        record.base_version, record.base_bytes, record.delta_bytes = record.version, len(state), 0
+        await self._write(_insert_session, record, state)
+        self._remember(record.id, record.created, record.version, loads(state))  # a copy the caller cannot change
 
     @staticmethod
     def _record(row: tuple) -> SessionRecord:
-        sid, created, updated, expires, version, calls, config, state, checklists, status, tags = row[:11]
-        return SessionRecord(sid, loads(config), loads(state), version, calls, loads(checklists),
-                             created, updated, expires, status, loads(tags))
+        sid, created, updated, expires, version, calls, config, checklists, status, tags, base, size, deltas = row
+        return SessionRecord(sid, loads(config), {}, version, calls, loads(checklists), created, updated, expires,
+                             status, loads(tags), base, size, deltas)
 
     async def get(self, session_id: str) -> SessionRecord | None:
-        rows = await self._read("SELECT * FROM sessions WHERE id=? AND expires>=?", (session_id, time.time()))
-        return self._record(rows[0]) if rows else None
+        for _ in range(READ_ATTEMPTS):
+            rows = await self._read(f"SELECT {_RECORD_COLUMNS} FROM sessions WHERE id=? AND expires>=?",  # noqa: S608
+                                    (session_id, time.time()))
+            if not rows:
+                return None
+            record = self._record(rows[0])
+            if await self._load_state(record):
+                return record
+        raise SessionBusy(f"the state of session {session_id} kept changing while it was read; retry")
 
     async def delete(self, session_id: str) -> bool:
+        self._forget(session_id)
         return await self._write(_delete_session, session_id)
 
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
@@ -180,11 +196,11 @@ class SqliteStore(SessionStore):
                                 (session_id, limit))
         return [loads(r[0]) for r in reversed(rows)]
 
-    async def _version_rows(self, session_id: str, version: int) -> list[tuple[int, bool, Any]]:
+    async def _version_rows(self, session_id: str, version: int, after: int = -1) -> list[tuple[int, bool, Any]]:
         rows = await self._read(
-            "SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? AND version >= "
-            "(SELECT MAX(version) FROM versions WHERE session_id=? AND checkpoint=1 AND version <= ?) ORDER BY version",
-            (session_id, version, session_id, version))
+            "SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? AND version > ? "
+            "AND version >= COALESCE((SELECT MAX(version) FROM versions WHERE session_id=? AND checkpoint=1 "
+            "AND version <= ?), -1) ORDER BY version", (session_id, version, after, session_id, version))
         return [(number, bool(checkpoint), loads(body)) for number, checkpoint, body in rows]
 
     async def count(self) -> int:
@@ -320,11 +336,11 @@ def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
-def _insert_session(conn: sqlite3.Connection, r: SessionRecord) -> None:
-    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                 (r.id, r.created, r.updated, r.expires, r.version, r.calls, _dumps(r.config), _dumps(r.state),
-                  _dumps(r.checklists), r.status, _dumps(r.tags)))
-    conn.execute("INSERT INTO versions VALUES (?,?,1,?)", (r.id, r.version, _dumps(r.state)))
+def _insert_session(conn: sqlite3.Connection, r: SessionRecord, state: str) -> None:
+    conn.execute(f"INSERT INTO sessions ({_RECORD_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
+                 (r.id, r.created, r.updated, r.expires, r.version, r.calls, _dumps(r.config), _dumps(r.checklists),
+                  r.status, _dumps(r.tags), r.base_version, r.base_bytes, r.delta_bytes))
+    conn.execute("INSERT INTO versions VALUES (?,?,1,?)", (r.id, r.version, state))
     _insert_tags(conn, r.id, r.created, r.tags)
 
 
@@ -356,14 +372,16 @@ def _purge(conn: sqlite3.Connection, now: float) -> int:
 def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit,
                  retention: Retention) -> tuple[int, int] | int:
     now = time.time()
-    changed = commit.state is not None
-    version = record.version + changed
+    stored = commit.stored if commit.state is not None else None
+    version = record.version + (stored is not None)
     sets = ["updated=?", "expires=?", "version=?", "calls=calls+?"]
     values: list[Any] = [now, now + retention.ttl, version, int(commit.history is not None)]
-    state_text = _dumps(commit.state) if changed else None
-    if state_text is not None:
-        sets.append("state=?")
-        values.append(state_text)
+    if stored is not None and commit.checkpoint:
+        sets += ["base_version=?", "base_bytes=?", "delta_bytes=0"]
+        values += [version, len(stored)]
+    elif stored is not None:
+        sets.append("delta_bytes=delta_bytes+?")
+        values.append(len(stored))
     if commit.checklists is not None:
         sets.append("checklists=?")
         values.append(_dumps(commit.checklists))
@@ -384,10 +402,9 @@ def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit
     calls = int(row[0])
     if commit.tags is not None:
         _insert_tags(conn, record.id, row[1], commit.tags)
-    if state_text is not None:
-        checkpoint = retention.is_checkpoint(version, commit.patch)
-        conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)",
-                     (record.id, version, int(checkpoint), state_text if checkpoint else _dumps(commit.patch)))
+    if stored is not None:
+        conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)", (record.id, version, int(commit.checkpoint),
+                                                                         stored))
         if retention.max_versions and version % TRIM_EVERY == 0:
             conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT MAX(version) FROM versions "
                          "WHERE session_id=? AND checkpoint=1 AND version <= ?)",

@@ -1,19 +1,27 @@
-"""State versions as JSON-Patch deltas with a full checkpoint every K versions.
+"""State versions as JSON-Patch deltas with full checkpoints sized to the changes.
 
 A commit that changes the state stores either the whole new state (a checkpoint) or the RFC 6902
 patch from the previous version (a delta). Version N is rebuilt from the last checkpoint at or
-before N plus the deltas after it, so storage grows with the size of the changes, and reading any
-version costs at most K patch applications. The retention window (`max_versions`) is the same on
-every store: the last `max_versions` versions are readable; older ones are dropped, physically a
-little later (back to the checkpoint the oldest kept version needs).
+before N plus the deltas after it. A version is a checkpoint when the deltas since the last one
+add up to at least that checkpoint's size (and at least `checkpoint_every` versions passed), so a
+checkpoint costs, spread over the versions before it, no more than the changes themselves: bytes
+stored and written per version stay constant however large the state grows, and rebuilding any
+version reads at most about twice the state's size. The retention window (`max_versions`) is the
+same on every store: the last `max_versions` versions are readable; older ones are dropped,
+physically a little later (back to the checkpoint the oldest kept version needs).
+
+`apply_shared` applies a delta to a state that others may still hold (the stores' decoded-state
+cache), copying only the containers on the changed paths.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jsonpatch
+import jsonpointer
 
 TRIM_EVERY = 16
 """Stores drop history entries and versions that fell out of the window every TRIM_EVERY commits."""
@@ -30,7 +38,7 @@ class Retention:
     max_versions: int = 1000
     """State versions readable with `?version=N`, the most recent ones; 0 keeps every version."""
     checkpoint_every: int = 32
-    """A full state is stored every K versions; the versions in between are stored as patches."""
+    """Fewest versions between two full states (more when the state is large: see `is_checkpoint`)."""
 
     def oldest_version(self, current: int) -> int:
         """The oldest version still readable when the session is at `current`."""
@@ -40,23 +48,138 @@ class Retention:
         """Sequence number (1-based) of the oldest history entry kept after `calls` calls."""
         return max(1, calls - self.history_limit + 1) if self.history_limit else 1
 
-    def is_checkpoint(self, version: int, patch: list[dict[str, Any]] | None) -> bool:
-        """Whether `version` is stored whole: every K versions, and whenever no patch is known."""
-        return patch is None or version % self.checkpoint_every == 0
+    def is_checkpoint(self, version: int, patch_bytes: int | None, since: Checkpointed) -> bool:
+        """Whether `version` is stored whole.
+
+        Args:
+            version: the new version.
+            patch_bytes: size of its patch as stored (None: no patch is known, so it is stored whole).
+            since: where the session's last checkpoint is and what was stored after it.
+        """
+        if patch_bytes is None:
+            return True
+        return (version - since.base_version >= self.checkpoint_every
+                and since.delta_bytes + patch_bytes >= since.base_bytes)
 
 
-def rebuild(entries: list[tuple[int, bool, Any]], version: int) -> dict[str, Any] | None:
+class Checkpointed(Protocol):
+    """What a session stored since its last checkpoint (`SessionRecord` keeps it on every store)."""
+
+    base_version: int
+    """The last version stored whole."""
+    base_bytes: int
+    """Its size as stored."""
+    delta_bytes: int
+    """Bytes of the deltas stored after it."""
+
+
+def account_version(since: Checkpointed, version: int, stored_bytes: int, checkpoint: bool) -> None:
+    """Update a session's checkpoint bookkeeping for a new version stored in `stored_bytes`."""
+    if checkpoint:
+        since.base_version, since.base_bytes, since.delta_bytes = version, stored_bytes, 0
+    else:
+        since.delta_bytes += stored_bytes
+
+
+def rebuild(entries: list[tuple[int, bool, Any]], version: int,
+            base: tuple[int, dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The state at `version` from `(version, is_checkpoint, state or patch)` rows in version order.
 
-    The rows must start at a checkpoint and run without a gap up to `version`; otherwise None.
+    The rows must start at a checkpoint, or right after `base` (a known `(version, state)`, which is
+    not changed), and run without a gap up to `version`; otherwise None.
     """
-    if not entries or not entries[0][1] or entries[-1][0] != version:
+    if base is not None and base[0] == version and not entries:
+        return base[1]
+    if not entries or entries[-1][0] != version:
         return None
     state: Any = None
+    shared = False  # whether `state` is `base`'s (then patches copy what they change)
     expected = entries[0][0]
+    if not entries[0][1]:
+        if base is None or base[0] != expected - 1:
+            return None
+        state, shared = base[1], True
     for number, checkpoint, body in entries:
         if number != expected:
             return None
-        state = body if checkpoint else jsonpatch.apply_patch(state, body, in_place=False)
+        if checkpoint:
+            state, shared = body, False
+        elif shared:
+            state, shared = apply_shared(state, body), False
+        else:  # rows just read from the store belong to nobody else: patch them in place
+            state = jsonpatch.apply_patch(state, body, in_place=True)
         expected += 1
     return state
+
+
+def _parts(path: str) -> list[str]:
+    return jsonpointer.JsonPointer(path).parts
+
+
+def apply_shared(state: dict[str, Any], patch: list[dict[str, Any]]) -> dict[str, Any]:
+    """`state` after `patch`, without changing `state` or anything it contains.
+
+    `add`, `remove` and `replace` copy only the containers on their paths (each at most once per
+    patch), so applying a small delta to a large state costs the size of the delta and of those
+    containers; other operations fall back to a deep copy.
+
+    Raises:
+        jsonpatch.JsonPatchException, jsonpointer.JsonPointerException: the patch does not apply.
+    """
+    if any(op.get("op") not in ("add", "remove", "replace") for op in patch):
+        return jsonpatch.apply_patch(copy.deepcopy(state), patch, in_place=True)
+    fresh: set[int] = set()
+
+    def own(container: Any) -> Any:
+        if id(container) in fresh:
+            return container
+        copied = dict(container) if isinstance(container, dict) else list(container)
+        fresh.add(id(copied))
+        return copied
+
+    root: Any = state
+    for op in patch:
+        parts = _parts(op["path"])
+        if not parts:
+            if op["op"] == "remove":
+                raise jsonpatch.JsonPatchConflict("cannot remove the whole document")
+            root = op["value"]
+            continue
+        try:
+            root = parent = own(root)
+            for part in parts[:-1]:
+                key: Any = part if isinstance(parent, dict) else int(part)
+                child = own(parent[key])
+                parent[key] = child
+                parent = child
+            _apply_leaf(parent, parts[-1], op)
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            raise jsonpatch.JsonPatchConflict(f"{op['path']}: {exc}") from exc
+    return root
+
+
+def _apply_leaf(parent: Any, part: str, op: dict[str, Any]) -> None:
+    kind = op["op"]
+    if isinstance(parent, dict):
+        if kind != "add" and part not in parent:
+            raise jsonpatch.JsonPatchConflict(f"{op['path']} is not in the document")
+        if kind == "remove":
+            del parent[part]
+        else:
+            parent[part] = op["value"]
+        return
+    if not isinstance(parent, list):
+        raise jsonpatch.JsonPatchConflict(f"{op['path']} is not inside a container")
+    if kind == "add":
+        index = len(parent) if part == "-" else int(part)
+        if not 0 <= index <= len(parent):
+            raise jsonpatch.JsonPatchConflict(f"{op['path']} is out of range")
+        parent.insert(index, op["value"])
+        return
+    index = int(part)
+    if not 0 <= index < len(parent):
+        raise jsonpatch.JsonPatchConflict(f"{op['path']} is out of range")
+    if kind == "remove":
+        del parent[index]
+    else:
+        parent[index] = op["value"]

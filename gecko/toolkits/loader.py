@@ -38,6 +38,8 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 DOC_SUFFIXES = (".json", ".yaml", ".yml")
 PARALLEL_VALIDATION_MIN = 24
 FULL_VALIDATION_MAX_OPERATIONS = 300
+POOL_LABELS_KEY = "x-gecko-pool"
+"""`info.x-gecko-pool`: labels of a toolkit of the open-world pool (app, source, origin), shown by tool search."""
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -233,18 +235,6 @@ def _operation_id(method: str, path: str) -> str:
     return f"{method}_" + (re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_") or "root")
 
 
-def _path_regex(path: str) -> tuple[re.Pattern[str], list[str]]:
-    names: list[str] = []
-    pattern = ""
-    for index, part in enumerate(re.split(r"(\{[^}/]+\})", path)):
-        if index % 2:
-            names.append(part[1:-1])
-            pattern += f"(?P<p{len(names) - 1}>[^/]+)"
-        else:
-            pattern += re.escape(part)
-    return re.compile(f"^{pattern}/?$"), names
-
-
 def _is_plain_object(schema: Any) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(schema, dict)
@@ -361,7 +351,6 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
             if response_schema is True or response_schema == {}:
                 response_schema = {}
             original = str(op.get("x-gecko-original-name") or op_id)
-            regex, _ = _path_regex(route)
             operations[op_id] = Operation(
                 toolkit=name,
                 operation_id=op_id,
@@ -379,7 +368,6 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
                 args_validator=_compile(args_schema, f"{op_id} arguments"),
                 response_validator=(_compile(response_schema, f"{op_id} response")
                                     if response_schema is not None else None),
-                path_regex=regex,
                 extensions={k: v for k, v in op.items() if k.startswith("x-")},
                 not_found_declared=not_found,
                 not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
@@ -388,6 +376,7 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
     upstream = info.get(UPSTREAM_KEY, doc.get(UPSTREAM_KEY))
     infer_world(name, operations, default_state if isinstance(default_state, dict) else None)
     title = str(info.get("title") or name)
+    labels = info.get(POOL_LABELS_KEY)
     return Toolkit(
         name=name,
         title=title,
@@ -399,4 +388,5 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
         default_state=default_state if isinstance(default_state, dict) else None,
         aliases=(slugify(title),) if slugify(title) and slugify(title) != name else (),
         upstream=parse_upstream(upstream) if upstream is not None else None,
+        labels={str(k): v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -101,7 +102,6 @@ class Operation:
     response_schema: dict[str, Any] | bool | None
     args_validator: Validator = field(repr=False)
     response_validator: Validator | None = field(repr=False)
-    path_regex: re.Pattern[str] = field(repr=False)
     extensions: dict[str, Any] = field(default_factory=dict, repr=False)
     args_check: FastCheck | None = field(default=None, repr=False)
     response_check: FastCheck | None = field(default=None, repr=False)
@@ -116,6 +116,12 @@ class Operation:
         self.args_check = FastCheck(self.args_schema, self.args_validator)
         if self.response_schema is not None and self.response_validator is not None:
             self.response_check = FastCheck(self.response_schema, self.response_validator)
+
+    @functools.cached_property
+    def path_regex(self) -> re.Pattern[str]:
+        """The document path as a regex (`/pets/{id}` → `^/pets/(?P<p0>[^/]+)/?$`), compiled on first use: most
+        calls name the operation, and compiling ten thousand of them at start-up costs seconds."""
+        return path_pattern(self.path)
 
     def response_is_valid(self, body: Any) -> bool:
         """True when `body` fits the response schema (always true without one)."""
@@ -139,6 +145,19 @@ class Operation:
         }
 
 
+def path_pattern(path: str) -> re.Pattern[str]:
+    """`/pets/{id}` → a regex matching the concrete path, one named group per template variable."""
+    names = 0
+    pattern = ""
+    for index, part in enumerate(re.split(r"(\{[^}/]+\})", path)):
+        if index % 2:
+            pattern += f"(?P<p{names}>[^/]+)"
+            names += 1
+        else:
+            pattern += re.escape(part)
+    return re.compile(f"^{pattern}/?$")
+
+
 @dataclass
 class Toolkit:
     """One OpenAPI document."""
@@ -154,3 +173,5 @@ class Toolkit:
     aliases: tuple[str, ...] = ()
     upstream: UpstreamSpec | None = None
     """The real service behind the toolkit (`info.x-gecko-upstream`), used by hybrid and passthrough sessions."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """`info.x-gecko-pool` (string values): where a pool toolkit comes from, e.g. `{app, source, origin}`."""

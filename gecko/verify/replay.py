@@ -153,7 +153,8 @@ class Verifier:
             items = await judge.checklist(sample.task, [], tools, usage)
             verdict = await judge.judge(JudgeInput(
                 task=sample.task, checklist=items, state=record.state if record else {}, calls=history,
-                agent_response=sample.answer, tools=tools, usage=usage))
+                agent_response=sample.answer, tools=tools, usage=usage,
+                call_messages=[c.message for c in sample.calls]))
         except JudgeFailure as exc:
             return {"verdict": "untested", "reason": f"judge failed: {exc}"}
         judged = {"success": verdict.success, "engine": verdict.engine,

@@ -46,6 +46,9 @@ class ToolCall:
     alternatives: list[Any] = field(default_factory=list)
     """Other argument sets the dataset accepts for this call (BFCL possible answers); the first one that
     passes the syntactic check is replayed, so a call is rejected only when no accepted set is valid."""
+    message: int = 0
+    """Which model message issued the call (0, 1, …): calls of one message are parallel calls. xLAM and BFCL
+    single-turn samples are one message."""
 
 
 @dataclass
@@ -136,6 +139,7 @@ def _read_openai(sample: Sample, record: Mapping[str, Any], _: Mapping[str, Any]
     results = {m.get("tool_call_id"): m.get("content") for m in messages
                if isinstance(m, Mapping) and m.get("role") in ("tool", "function") and m.get("tool_call_id")}
     users: list[str] = []
+    issued = 0
     for message in messages:
         if not isinstance(message, Mapping):
             raise SampleError("every message must be an object")
@@ -147,7 +151,9 @@ def _read_openai(sample: Sample, record: Mapping[str, Any], _: Mapping[str, Any]
                 function = call.get("function") or {}
                 arguments, error = _arguments(function.get("arguments"))
                 result = results.get(call.get("id"), NO_RESULT)
-                sample.calls.append(ToolCall(str(function.get("name", "")), arguments, _maybe_json(result), error))
+                sample.calls.append(ToolCall(str(function.get("name", "")), arguments, _maybe_json(result), error,
+                                             message=issued))
+            issued += bool(message.get("tool_calls"))
             if message.get("content") and not message.get("tool_calls"):
                 sample.answer = _text(message["content"])
     sample.task = "\n".join(u for u in users if u)

@@ -11,9 +11,18 @@ from inference.agents.base import (
     RetryFeedback,
     StopReason,
 )
+from inference.agents.discovery import Discovery, GeckoToolSearch, ToolSearch, ToolSearchError
 from inference.agents.llm import LLMPlannerModel, PlannerModel, PlannerReply
 from inference.agents.noise import NOISE_KINDS, SCHEMA_KINDS, Corruption, NoiseKind, plan_corruptions
 from inference.agents.planner import DEFAULT_MAX_STEPS, PlannerAgent, load_system_prompt
+from inference.agents.planner_actor import (
+    PLANNER_ACTOR_NAME,
+    SCRIPTED_PLANNER_ACTOR_NAME,
+    PlanGraph,
+    PlannerActorAgent,
+    ScriptedPlannerActorAgent,
+    SubGoal,
+)
 from inference.agents.scripted import (
     NOISY_NAME,
     ORACLE_NAME,
@@ -21,11 +30,21 @@ from inference.agents.scripted import (
     ScriptedNoisyAgent,
     ScriptedOracleAgent,
 )
+from inference.agents.select_execute import (
+    SCRIPTED_SELECT_EXECUTE_NAME,
+    SELECT_EXECUTE_NAME,
+    ScriptedSelectExecuteAgent,
+    ScriptStep,
+    SelectExecuteAgent,
+)
 
 __all__ = [
     "DEFAULT_MAX_STEPS", "NOISE_KINDS", "NOISY_NAME", "ORACLE_NAME", "SCHEMA_KINDS", "Agent", "AgentError",
     "AgentInfrastructureError", "AgentRequest", "AgentRequestError", "AgentRun", "AgentStep", "Corruption",
     "LLMPlannerModel", "NoiseKind", "PlannerAgent", "PlannerModel", "PlannerReply", "RetryFeedback",
     "ScriptedCall", "ScriptedNoisyAgent", "ScriptedOracleAgent", "StopReason", "load_system_prompt",
-    "plan_corruptions",
+    "plan_corruptions", "PLANNER_ACTOR_NAME", "SCRIPTED_PLANNER_ACTOR_NAME", "SCRIPTED_SELECT_EXECUTE_NAME",
+    "SELECT_EXECUTE_NAME", "Discovery", "GeckoToolSearch", "PlanGraph", "PlannerActorAgent", "ScriptStep",
+    "ScriptedPlannerActorAgent", "ScriptedSelectExecuteAgent", "SelectExecuteAgent", "SubGoal", "ToolSearch",
+    "ToolSearchError",
 ]

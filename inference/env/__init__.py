@@ -6,7 +6,7 @@ session), `rollout` (many episodes at once, scripted and OpenAI-compatible polic
 `gymnasium.Env`, imported on demand: it needs the `env` extra). README.md next to this file has the details.
 """
 
-from inference.env.episode import EpisodeError, GeckoEpisode, final_reward
+from inference.env.episode import CatalogCache, EpisodeError, GeckoEpisode, final_reward
 from inference.env.rollout import (
     EpisodeResult,
     openai_policy,
@@ -18,6 +18,6 @@ from inference.env.rollout import (
 from inference.env.spec import Action, EpisodeSpec, RewardConfig, ToolCallAction, parse_action
 
 __all__ = [
-    "Action", "EpisodeError", "EpisodeResult", "EpisodeSpec", "GeckoEpisode", "RewardConfig", "ToolCallAction",
+    "Action", "CatalogCache", "EpisodeError", "EpisodeResult", "EpisodeSpec", "GeckoEpisode", "RewardConfig", "ToolCallAction",
     "final_reward", "openai_policy", "parse_action", "run_episode", "run_episodes", "scripted_policy", "summarize",
 ]

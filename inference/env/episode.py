@@ -36,12 +36,50 @@ class EpisodeError(RuntimeError):
     """`step` before `reset`, or after the episode ended."""
 
 
+class CatalogCache:
+    """Tool catalogs by toolkit set, fetched from Gecko once and shared by the episodes that use one (a batch of
+    `run_episodes`, one `GeckoEnv`, an episode and its forks): a reset costs no toolkit request after the first.
+
+    A failed fetch is not kept (the next reset asks again). A toolkit reloaded on the server is seen by a new
+    cache, not by this one.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, ...], asyncio.Task[tuple[ToolCatalog, list[dict[str, Any]]]]] = {}
+
+    async def get(self, client: GeckoClient, toolkits: list[str]) -> tuple[ToolCatalog, list[dict[str, Any]]]:
+        """(the catalog, its OpenAI function definitions) of `toolkits`.
+
+        Raises:
+            GeckoError: Gecko refused (unknown toolkit) or failed.
+        """
+        key = tuple(toolkits)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = asyncio.ensure_future(self._fetch(client, toolkits))
+        try:
+            return await asyncio.shield(entry)
+        except BaseException:
+            if entry.done() and self._entries.get(key) is entry:
+                del self._entries[key]
+            raise
+
+    @staticmethod
+    async def _fetch(client: GeckoClient, toolkits: list[str]) -> tuple[ToolCatalog, list[dict[str, Any]]]:
+        catalog = ToolCatalog.from_toolkits(list(await asyncio.gather(*(client.toolkit(n) for n in toolkits))))
+        return catalog, catalog.openai_tools()
+
+
 class GeckoEpisode:
     """One episode at a time over a shared `GeckoClient` (see the module docstring)."""
 
-    def __init__(self, client: GeckoClient, reward: RewardConfig | None = None) -> None:
+    def __init__(self, client: GeckoClient, reward: RewardConfig | None = None,
+                 catalogs: CatalogCache | None = None) -> None:
         self.client = client
         self.reward_config = reward or RewardConfig()
+        self.catalogs = catalogs or CatalogCache()
+        self.tools: list[dict[str, Any]] = []
+        """The OpenAI function definitions of the episode's tools (shared with other episodes: read-only)."""
         self.spec: EpisodeSpec | None = None
         self.session_id: str | None = None
         self.catalog: ToolCatalog | None = None
@@ -64,7 +102,7 @@ class GeckoEpisode:
         spec = spec if isinstance(spec, EpisodeSpec) else EpisodeSpec.model_validate(dict(spec))
         await self.close()
         self.spec, self.steps, self.turn, self.done, self.messages = spec, 0, 0, False, []
-        catalog = ToolCatalog.from_toolkits([await self.client.toolkit(name) for name in spec.toolkits])
+        catalog, self.tools = await self.catalogs.get(self.client, spec.toolkits)
         session = await self.client.create_session(config={"toolkits": spec.toolkits})
         self.session_id, self.catalog = session.session_id, catalog
         state = await self.client.init_session_state(session.session_id, spec.state, involved_classes=spec.toolkits)
@@ -81,10 +119,11 @@ class GeckoEpisode:
                                     "state_version": self.state_version}
 
     def observation(self) -> dict[str, Any]:
-        """The current observation (copies: a policy may keep or change it)."""
-        assert self.spec is not None and self.catalog is not None
-        return {"task": self.spec.task, "messages": [dict(m) for m in self.messages],
-                "tools": self.catalog.openai_tools(), "step": self.steps}
+        """The current observation (the message list is a copy a policy may keep or extend; the messages and
+        the tools are shared: read-only)."""
+        assert self.spec is not None
+        return {"task": self.spec.task, "messages": list(self.messages), "tools": list(self.tools),
+                "step": self.steps}
 
     async def step(self, action: Any) -> StepResult:
         """Apply one action; returns (observation, reward, terminated, truncated, info).
@@ -176,9 +215,9 @@ class GeckoEpisode:
         if self.session_id is None or self.spec is None:
             raise EpisodeError("call reset() first")
         session = await self.client.fork(self.session_id)
-        twin = GeckoEpisode(self.client, self.reward_config)
+        twin = GeckoEpisode(self.client, self.reward_config, self.catalogs)
         twin.spec, twin.session_id, twin.catalog, twin.checklist = self.spec, session.session_id, self.catalog, self.checklist
-        twin.messages = [dict(m) for m in self.messages]
+        twin.tools, twin.messages = self.tools, list(self.messages)
         twin.steps, twin.turn, twin.done, twin.state_version = self.steps, self.turn, self.done, self.state_version
         return twin
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inference.env.episode import GeckoEpisode
+from inference.env.episode import CatalogCache, GeckoEpisode
 from inference.env.spec import EpisodeSpec, RewardConfig
 from inference.gecko.client import GeckoClient
 from inference.gecko.errors import GeckoError
@@ -39,9 +39,10 @@ class EpisodeResult:
 
 
 async def run_episode(client: GeckoClient, spec: EpisodeSpec, policy: Policy,
-                      reward: RewardConfig | None = None) -> EpisodeResult:
-    """Reset, step the policy until the episode ends, close; infrastructure failures become `error`."""
-    episode = GeckoEpisode(client, reward)
+                      reward: RewardConfig | None = None, catalogs: CatalogCache | None = None) -> EpisodeResult:
+    """Reset, step the policy until the episode ends, close; infrastructure failures become `error`.
+    `catalogs` shares tool catalogs between episodes (see `CatalogCache`)."""
+    episode = GeckoEpisode(client, reward, catalogs)
     rewards: list[float] = []
     terminated = truncated = False
     info: dict[str, Any] = {}
@@ -65,10 +66,11 @@ async def run_episodes(client: GeckoClient, specs: Sequence[EpisodeSpec], policy
                        *, concurrency: int = 64, reward: RewardConfig | None = None) -> list[EpisodeResult]:
     """Run every spec (at most `concurrency` at a time); `policy(spec)` gives each episode its policy."""
     gate = asyncio.Semaphore(concurrency)
+    catalogs = CatalogCache()
 
     async def one(spec: EpisodeSpec) -> EpisodeResult:
         async with gate:
-            return await run_episode(client, spec, policy(spec), reward)
+            return await run_episode(client, spec, policy(spec), reward, catalogs)
 
     return list(await asyncio.gather(*(one(spec) for spec in specs)))
 

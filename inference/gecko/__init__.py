@@ -18,11 +18,14 @@ from inference.gecko.models import (
     RoleInfo,
     SessionInfo,
     StateReply,
+    ToolSearchHit,
+    ToolSearchReply,
 )
 from inference.gecko.sandbox import GeckoSandbox
 
 __all__ = [
     "SESSION_HEADER", "ChecklistItem", "ChecklistReply", "GeckoClient", "GeckoError", "GeckoJudgeError",
     "GeckoNotFoundError", "GeckoRequestError", "GeckoSandbox", "GeckoToolBackend", "GeckoUnavailableError", "HealthInfo",
-    "ItemVerdict", "JudgeReply", "RoleInfo", "SessionInfo", "StateReply", "ToolResponse", "fetch_catalog",
+    "ItemVerdict", "JudgeReply", "RoleInfo", "SessionInfo", "StateReply", "ToolResponse", "ToolSearchHit", "ToolSearchReply",
+    "fetch_catalog",
 ]

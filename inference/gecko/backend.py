@@ -36,14 +36,15 @@ class GeckoToolBackend:
         self.client = client
         self.session_id = session_id
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         """Call the tool; 422 and other refusals of the call come back as outcomes the agent can read.
 
         Raises:
             ToolInfrastructureError: Gecko failed or the session is gone (the `GeckoError` is its cause).
         """
         try:
-            response = await self.client.call_tool(self.session_id, tool.toolkit, tool.operation_id, arguments)
+            response = await self.client.call_tool(self.session_id, tool.toolkit, tool.operation_id, arguments,
+                                                    message)
         except GeckoError as exc:
             raise ToolInfrastructureError(str(exc)) from exc
         if response.ok:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 
@@ -28,22 +29,27 @@ from inference.gecko.errors import (
     GeckoRequestError,
     GeckoUnavailableError,
 )
-from inference.gecko.http_aiohttp import AiohttpTransport
+from inference.gecko.http_aiohttp import AiohttpTransport, Reply
 from inference.gecko.models import (
     ChecklistReply,
     HealthInfo,
     JudgeReply,
     SessionInfo,
     StateReply,
+    ToolSearchReply,
 )
 
+log = logging.getLogger("inference.gecko")
 SESSION_HEADER = "X-Session-ID"
+MESSAGE_HEADER = "X-Gecko-Message"
 TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
 FAULT_HEADER = "X-Gecko-Fault"
 """Gecko's record of a fault its state controller injected into a call (compact JSON)."""
 HISTORY_PAGE = 1000
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 Sleep = Callable[[float], Awaitable[None]]
+Response = httpx.Response | Reply
+"""What a request returns: httpx's response (a transport passed in) or the cheap `Reply` (the default)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,7 @@ class ToolResponse:
         return str(self.body.get("detail", ""))
 
 
-def _problem(response: httpx.Response) -> dict[str, Any]:
+def _problem(response: Response) -> dict[str, Any]:
     try:
         body = response.json()
     except ValueError:
@@ -102,7 +108,7 @@ def _fault_record(header: str | None) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else {"kind": "unknown", "raw": header[:200]}
 
 
-def _raise_for(response: httpx.Response, what: str) -> None:
+def _raise_for(response: Response, what: str) -> None:
     if response.is_success:
         return
     problem = _problem(response)
@@ -146,9 +152,14 @@ class GeckoClient:
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        if transport is None:
-            transport = AiohttpTransport(max_connections)
+        self._fast: AiohttpTransport | None = None
+        if transport is None:  # the default: requests skip httpx's models (`_fast_request`)
+            transport = self._fast = AiohttpTransport(max_connections)
+        self._headers = headers
+        self._timeout_s = timeout_s
         self.base_url = base_url.rstrip("/")
+        self.has_api_key = bool(api_key)
+        """Whether requests carry an API key (for messages; the key itself is not kept here)."""
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, limits=limits,
                                        headers=headers, transport=transport)
         self._retries = retries
@@ -168,21 +179,41 @@ class GeckoClient:
     async def _send(
         self, method: str, path: str, *, idempotent: bool, json: Any = None, params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
-    ) -> httpx.Response:
+    ) -> Response:
         retryable = httpx.TransportError if idempotent else _NOT_SENT
         delay = self._backoff_s
         for attempt in range(self._retries + 1):
             try:
+                if self._fast is not None:
+                    return await self._fast_request(method, path, json, params, headers)
                 return await self._http.request(method, path, json=json, params=params, headers=headers)
             except retryable as exc:
                 if attempt == self._retries:
+                    log.warning("Gecko %s %s failed for good after %d tries: %s: %s", method, path, attempt + 1,
+                                type(exc).__name__, exc)
                     raise GeckoUnavailableError(
                         f"{method} {path}: {type(exc).__name__} after {attempt + 1} tries: {exc}") from exc
+                log.warning("Gecko %s %s failed (%s: %s); retry %d in %.1f s", method, path, type(exc).__name__,
+                            exc, attempt + 1, delay)
                 await self._sleep(delay)
                 delay *= 2
             except httpx.TransportError as exc:
                 raise GeckoUnavailableError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
         raise AssertionError("unreachable")
+
+    async def _fast_request(self, method: str, path: str, payload: Any, params: Mapping[str, Any] | None,
+                            headers: Mapping[str, str] | None) -> Reply:
+        """One request on the default transport without httpx's models (JSON encoded as httpx encodes it)."""
+        assert self._fast is not None
+        url = self.base_url + path + (f"?{urlencode(params)}" if params else "")
+        sent = dict(self._headers)
+        body = None
+        if payload is not None:
+            body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+            sent["Content-Type"] = "application/json"
+        if headers:
+            sent.update(headers)
+        return await self._fast.send(method, url, sent, body, self._timeout_s)
 
     async def _json(self, method: str, path: str, *, idempotent: bool, what: str, **kwargs: Any) -> Any:
         response = await self._send(method, path, idempotent=idempotent, **kwargs)
@@ -217,6 +248,22 @@ class GeckoClient:
         """
         return await self._json("GET", f"/toolkits/{quote(name, safe='')}", idempotent=True,
                                 what=f"toolkit {name!r}")
+
+    async def search_tools(self, query: str, k: int = 10, *, toolkit: str | None = None,
+                           access: str | None = None) -> ToolSearchReply:
+        """`GET /tools/search`: the `k` tools that best match `query`, optionally in one toolkit or of one access kind.
+
+        Raises:
+            GeckoNotFoundError: `toolkit` is not served.
+            GeckoRequestError: Gecko refused the query (empty, too long, bad `k`), or search is not installed (501).
+        """
+        params: dict[str, Any] = {"q": query, "k": k}
+        if toolkit is not None:
+            params["toolkit"] = toolkit
+        if access is not None:
+            params["access"] = access
+        return ToolSearchReply.model_validate(await self._json("GET", "/tools/search", idempotent=True,
+                                                               what="tool search", params=params))
 
     # --- sessions -----------------------------------------------------------------------------------------
 
@@ -382,9 +429,11 @@ class GeckoClient:
     # --- tools --------------------------------------------------------------------------------------------
 
     async def call_tool(
-        self, session_id: str, toolkit: str, operation_id: str, arguments: Mapping[str, Any]
+        self, session_id: str, toolkit: str, operation_id: str, arguments: Mapping[str, Any],
+        message: str | None = None,
     ) -> ToolResponse:
-        """`POST /{toolkit}/{operationId}` in a session.
+        """`POST /{toolkit}/{operationId}` in a session. `message`: the id of the model message that issued the
+        call (`X-Gecko-Message`), so the gating judge reads identical calls of one message as parallel calls.
 
         Returns:
             The response for 200 and for refusals of the call itself (422, unknown tool, 4xx).
@@ -394,8 +443,9 @@ class GeckoClient:
             GeckoUnavailableError: Transport failure or 5xx.
         """
         path = f"/{quote(toolkit, safe='')}/{quote(operation_id, safe='')}"
-        response = await self._send("POST", path, idempotent=False, json=dict(arguments),
-                                    headers={SESSION_HEADER: session_id})
+        headers = {SESSION_HEADER: session_id} if message is None else {SESSION_HEADER: session_id,
+                                                                        MESSAGE_HEADER: message}
+        response = await self._send("POST", path, idempotent=False, json=dict(arguments), headers=headers)
         status = response.status_code
         tool_error = response.headers.get(TOOL_ERROR_HEADER) == "true"
         fault = _fault_record(response.headers.get(FAULT_HEADER))

@@ -88,3 +88,28 @@ class StateReply(_Body):
 
     state: dict[str, Any] = Field(default_factory=dict)
     version: int = 0
+
+
+class ToolSearchHit(_Body):
+    """One tool found by `GET /tools/search`."""
+
+    toolkit: str
+    name: str
+    """The tool's operationId in its toolkit."""
+    original_name: str = ""
+    app: str = ""
+    source: str = ""
+    access: str = ""
+    summary: str = ""
+    call: str = ""
+    score: float = 0.0
+
+
+class ToolSearchReply(_Body):
+    """`GET /tools/search`: the best-matching tools, best first."""
+
+    query: str
+    k: int
+    engine: str = ""
+    indexed_tools: int = 0
+    hits: list[ToolSearchHit] = Field(default_factory=list)

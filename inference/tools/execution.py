@@ -15,6 +15,7 @@ unknown tools, malformed arguments, tool errors) come back as results; infrastru
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -127,8 +128,10 @@ class ToolInfrastructureError(Exception):
 class ToolBackend(Protocol):
     """Executes resolved calls: a simulated (Gecko) or real environment."""
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
-        """Run one call. Errors the agent can act on are outcomes.
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
+        """Run one call. Errors the agent can act on are outcomes. `message`: an id of the model message that
+        issued the call, the same for every call of one message (a simulated backend passes it to Gecko, whose
+        judge then reads identical calls of one message as parallel calls, not repeats).
 
         Raises:
             ToolInfrastructureError: The backend failed (not the call).
@@ -199,6 +202,7 @@ class ToolExecutor:
     def __init__(self, catalog: ToolCatalog, backend: ToolBackend) -> None:
         self.catalog = catalog
         self.backend = backend
+        self._run_id = secrets.token_hex(4)  # message ids of this run: `<run id>.<step>`
 
     async def execute(self, request: ToolCallRequest, step: int = 0) -> CallRecord:
         """Execute one call; names outside the catalog and malformed arguments never reach the backend.
@@ -222,7 +226,7 @@ class ToolExecutor:
             outcome = ToolOutcome(False, error_content("Malformed arguments", problem), status=None,
                                   error_kind="malformed_arguments", errors=(error,), reached_backend=False)
         else:
-            outcome = await self.backend.execute(tool, arguments)
+            outcome = await self.backend.execute(tool, arguments, f"{self._run_id}.{step}")
         return CallRecord(request.id, step, request.name, raw, arguments, tool, outcome,
                           time.perf_counter() - started)
 

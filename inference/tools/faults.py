@@ -106,7 +106,7 @@ class FaultyBackend:
         pending, self.pending_user = self.pending_user, []
         return pending
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         """Run the call through the policy (see the module docstring).
 
         Raises:
@@ -119,7 +119,7 @@ class FaultyBackend:
                           state=self._state_view)
         injection = decide(self.policy, self.state, facts)
         if injection is None:
-            outcome = await self.inner.execute(tool, arguments)
+            outcome = await self.inner.execute(tool, arguments, message)
             self._after(tool, key, outcome)
             return outcome
         record = {**injection.public(), "tool": tool.original_name}
@@ -134,7 +134,7 @@ class FaultyBackend:
         await self._wait(injection)
         if injection.kind == "external_change":
             self._change_state(injection, record)
-        outcome = await self.inner.execute(tool, arguments)
+        outcome = await self.inner.execute(tool, arguments, message)
         self._after(tool, key, outcome)
         if injection.blocking:  # a timeout whose call ran: its effects stay, its answer is lost
             error = service_error(injection)

@@ -59,20 +59,20 @@ class HybridToolBackend:
         self.real_calls = 0
         self.simulated_calls = 0
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         """Run a read for real (and remember it) or flush the remembered reads and simulate a write.
 
         Raises:
             ToolInfrastructureError: a backend or the sync failed.
         """
         if self._is_read(tool):
-            outcome = await self.real.execute(tool, arguments)
+            outcome = await self.real.execute(tool, arguments, message)
             self.real_calls += 1
             self._pending.append(ObservedCall(tool, dict(arguments), outcome))
             return outcome
         await self.flush()
         self.simulated_calls += 1
-        return await self.simulated.execute(tool, arguments)
+        return await self.simulated.execute(tool, arguments, message)
 
     async def flush(self) -> None:
         """Hand the buffered real reads to `sync` (successful ones only: errors say nothing of the state)."""

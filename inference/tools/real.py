@@ -69,7 +69,7 @@ class RealToolsBackend:
     def __init__(self, tools: RealTools) -> None:
         self.tools = tools
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         """Run the call on the real tools; a tool error is an outcome with `error_kind="tool_error"`."""
         result = self.tools.execute(RealCall(tool.original_name, arguments))
         if result.error:

@@ -241,9 +241,9 @@ BIG = {"u64_plus_one": 2**64, "below_i64": -(2**63) - 1, "huge": 10**40, "i64_ma
        "nested": [{"n": 2**70}], "float": 1.5}
 
 
-@pytest.mark.parametrize("store", ["memory", "sqlite"])
-def test_big_integers_in_states_round_trip_exactly(make_client, store):
-    client = make_client(store=store)
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis"])
+def test_big_integers_in_states_round_trip_exactly(make_client, request, store):
+    client = make_client(store=request.getfixturevalue("redis_url") if store == "redis" else store)
     created = client.post("/sessions", content=json.dumps({"state": BIG}), headers={"content-type": "application/json"})
     assert created.status_code == 201 and json.loads(created.text)["state"] == BIG
     session = {"X-Session-ID": created.json()["session_id"]}

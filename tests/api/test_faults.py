@@ -205,3 +205,36 @@ def test_the_rules_judge_tells_injected_failures_from_the_agents_own(client):
     assert client.post(f"/sessions/{sid}/judge", json={"task": "Save a note"}).json()["success"] is False
     client.post("/notes/create_note", json=NOTE, headers=h)  # the same call, retried, went through
     assert client.post(f"/sessions/{sid}/judge", json={"task": "Save a note"}).json()["success"] is True
+
+
+def test_a_session_without_a_policy_never_reaches_the_controller(client, monkeypatch):
+    """The no-fault path is the `policy_for` check alone: no decision, no controller state written."""
+    from gecko.pipeline.faults import FaultPolicies
+
+    async def no_step(*args, **kwargs):
+        raise AssertionError("the controller ran for a session without a policy")
+
+    monkeypatch.setattr(FaultPolicies, "step", no_step)
+    sid, h = new_session(client)
+    assert client.post("/notes/create_note", json=NOTE, headers=h).status_code == 200
+    assert client.post("/notes/list_notes", json={}, headers=h).status_code == 200
+    assert "fault_state" not in client.get(f"/sessions/{sid}").json()["config"]
+
+
+def test_synced_real_calls_move_the_controller_count(client):
+    """Real calls folded in with /update-state-from-real are calls of the session: the next call (and a fork made
+    now, e.g. the next turn's GATS attempt) draws the numbers after them."""
+    sid, h = new_session(client, rule("third", {"kind": "unavailable"}, calls=[3]))
+    synced = client.post("/update-state-from-real", headers=h, json={"tool_calls": [
+        {"name": "create_note", "toolkit": "notes", "arguments": NOTE, "result": {"id": 1, **NOTE}},
+        {"name": "list_notes", "toolkit": "notes", "arguments": {}, "result": {"notes": []}}]})
+    assert synced.status_code == 200, synced.text
+    state = client.get(f"/sessions/{sid}/faults").json()["state"]
+    assert (state["calls"], state["writes"]) == (2, 1)
+    fork = client.post(f"/sessions/{sid}/fork").json()["session_id"]
+    assert client.post("/notes/create_note", json=NOTE, headers={"X-Session-ID": fork}).status_code == 503
+    assert client.post("/notes/create_note", json=NOTE, headers=h).status_code == 503  # call 3 of the session
+    plain, ph = new_session(client)
+    client.post("/update-state-from-real", headers=ph, json={"tool_calls": [
+        {"name": "list_notes", "toolkit": "notes", "arguments": {}, "result": {"notes": []}}]})
+    assert "fault_state" not in client.get(f"/sessions/{plain}").json()["config"]  # no policy: nothing counted

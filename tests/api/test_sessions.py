@@ -89,7 +89,7 @@ def test_checklist_and_rules_judge(client, session):
     assert verdict["success"] is False and verdict["items"][0]["status"] == "failed"
     assert "rejected" in verdict["items"][0]["reasoning"]
     other = client.get("/session-id").json()["session_id"]
-    assert client.post(f"/sessions/{other}/judge", json={}).status_code == 422
+    assert client.post(f"/sessions/{other}/judge", json={}).status_code == 409
 
 
 def test_every_version_reads_back_exactly_through_the_api(make_client):
@@ -132,3 +132,22 @@ def test_health_without_the_key_says_only_ok_and_the_version(make_client):
     assert {"roles", "pid", "workers", "sessions", "store"} <= set(full)
     open_server = make_client()
     assert "roles" in open_server.get("/health").json()  # no key configured: nothing to hide behind one
+
+
+def test_identical_calls_of_one_model_message_are_not_repeats(client):
+    def judged(messages: list[str | None]) -> dict:
+        sid = client.get("/session-id").json()["session_id"]
+        for message in messages:
+            headers = {"X-Session-ID": sid} | ({"X-Gecko-Message": message} if message else {})
+            assert client.post("/notes/create_note", json=GOOD_NOTE, headers=headers).status_code == 200
+        history = client.get(f"/sessions/{sid}/history").json()
+        assert [e.get("message") for e in history["calls"]] == messages
+        return client.post(f"/sessions/{sid}/judge", json={"task": "Save two identical notes"}).json()
+
+    assert judged(["m1.0", "m1.0"])["success"] is True  # two parallel calls of one message
+    looped = judged(["m1.0", "m1.1"])
+    assert looped["success"] is False and "repeat" in looped["items"][0]["reasoning"]
+    assert judged([None, None])["success"] is False  # unknown messages: a repeat, as before
+    sid = client.get("/session-id").json()["session_id"]
+    bad = client.post("/notes/create_note", json=GOOD_NOTE, headers={"X-Session-ID": sid, "X-Gecko-Message": "a b"})
+    assert bad.status_code == 400 and "X-Gecko-Message" in bad.json()["detail"]

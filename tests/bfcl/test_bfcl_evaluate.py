@@ -93,6 +93,15 @@ def test_cli_scores_a_single_turn_and_a_multi_turn_run_together(tmp_path: Path) 
     assert main(["--result-dir", str(single), str(single), "--score-dir", str(score_dir), "--partial-eval"]) == 2
 
 
+def test_a_run_directory_stands_for_its_result_dir(tmp_path: Path) -> None:
+    run_dir = tmp_path / "results" / "bfcl" / "20260101T000000Z_bfcl_org_model"
+    _write(run_dir / "result", "org/model", "simple_python", 10, broken=3)
+    (run_dir / "tasks.jsonl").write_text("")
+    assert main(["--result-dir", str(run_dir), "--test-category", "all", "--partial-eval"]) == 0
+    summary = json.loads((run_dir / "score" / "org_model" / "summary.json").read_text())
+    assert summary["groups"]["non_live"]["accuracy"] == pytest.approx(0.7)
+
+
 def test_cli_refuses_incomplete_results_without_partial_eval(
     small_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -53,6 +53,8 @@ async def test_oracle_sample_scores_100_in_every_category(gecko: str, tmp_path: 
     assert (group.done, group.untested, group.errored, group.score) == (8, 0, 0, 1.0)
     official = summary.evaluation.metrics["categories"][category]
     assert official["accuracy"] == 1.0 and official["scored"] == 8
+    log = (summary.run_dir / "run.log").read_text()  # multi-turn runs log too: one line per task
+    assert log.count(f"task {category}_") == 8 and ": done" in log
     records = read_results(result_path(summary.run_dir / RESULT_DIR, ORACLE, category))
     assert all(isinstance(turn, list) and all(isinstance(step, str) for step in turn)
                for r in records for turn in r.result)
@@ -137,6 +139,6 @@ async def test_preflight_refuses_gecko_without_state_model(gecko: str) -> None:
 
 
 def test_cli_refuses_a_category_that_is_not_multi_turn(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        gecko_main(["bfcl-multi", "--category", "simple_python", "--model", ORACLE])
-    assert exc.value.code == 2 and "not a multi-turn category" in capsys.readouterr().err
+    assert gecko_main(["bfcl-multi", "--category", "simple_python", "--model", ORACLE]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not a multi-turn category" in err

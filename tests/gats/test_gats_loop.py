@@ -44,7 +44,7 @@ class FakeBackend:
         self.session = session
         self.log = log
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         self.log.append((self.session, arguments))
         if isinstance(arguments.get("a"), int):
             return ToolOutcome(True, '{"sum": 1}', body={"sum": 1}, status=200)
@@ -56,7 +56,8 @@ class FakeBackend:
 class FakeSandbox:
     """Sessions are names; the judge passes an attempt iff all of its session's calls were accepted."""
 
-    def __init__(self, judge_fails: Sequence[int] = (), fork_fails: bool = False) -> None:
+    def __init__(self, judge_fails: Sequence[int] = (), fork_fails: bool | Sequence[int] = False,
+                 checklist_fails: bool = False) -> None:
         self.forks: list[str] = []
         self.fork_notes: list[tuple[dict[str, str], str | None]] = []
         self.deleted: list[str] = []
@@ -64,10 +65,13 @@ class FakeSandbox:
         self.judged: list[dict[str, Any]] = []
         self.judge_fails = set(judge_fails)
         self.fork_fails = fork_fails
+        self.checklist_fails = checklist_fails
+        self.fork_requests = 0
 
     async def fork(self, session_id: str, *, labels=None, note=None) -> str:
-        if self.fork_fails:
-            raise GeckoUnavailableError("down")
+        index, self.fork_requests = self.fork_requests, self.fork_requests + 1
+        if self.fork_fails is True or (not isinstance(self.fork_fails, bool) and index in self.fork_fails):
+            raise GeckoUnavailableError("POST /sessions/x/fork: ConnectError after 3 tries")
         self.fork_notes.append((dict(labels or {}), note))
         name = f"{session_id}/fork{len(self.forks)}"
         self.forks.append(name)
@@ -80,6 +84,8 @@ class FakeSandbox:
         return FakeBackend(session_id, self.calls)
 
     async def checklist(self, session_id: str, task: str, previous_tasks: Sequence[str]) -> ChecklistReply:
+        if self.checklist_fails:
+            raise GeckoUnavailableError("POST /sessions/x/checklist: ConnectError after 3 tries")
         return ChecklistReply(task=task, items=[{"id": "1", "description": "add"}], engine="fake")
 
     async def judge(self, session_id: str, *, task: str, agent_response: str | None,
@@ -139,28 +145,41 @@ async def test_stops_at_first_success_and_forks_every_attempt() -> None:
     assert usage["planner"]["input_tokens"] == 20 and usage["validator"]["calls"] == 2
 
 
-async def test_judge_failure_is_unjudged_and_never_success() -> None:
-    sandbox = FakeSandbox(judge_fails=[0, 1, 2])
-    result = await run_turn(_turn(), ScriptAgent([[{"a": 1}]] * 3), sandbox, CATALOG, GatsConfig(max_retries=2))
-    assert [a.status for a in result.attempts] == ["unjudged"] * 3
-    assert result.status == "unjudged" and result.best_index == 2
-    assert all(a.error and "judge failed" in a.error for a in result.attempts)
+async def test_judge_failure_is_unjudged_never_success_and_makes_the_turn_untested() -> None:
+    sandbox = FakeSandbox(judge_fails=[1])
+    result = await run_turn(_turn(), ScriptAgent([[{"a": "x"}], [{"a": 1}], [{"a": 1}]]), sandbox, CATALOG,
+                            GatsConfig(max_retries=2))
+    assert [a.status for a in result.attempts] == ["failed", "unjudged"]  # no third attempt
+    assert result.status == "untested" and result.best is None
+    assert result.attempts[1].error and "judge failed" in result.attempts[1].error
 
 
 async def test_all_infrastructure_failures_make_the_turn_untested() -> None:
     result = await run_turn(_turn(), ScriptAgent([None, None]), FakeSandbox(), CATALOG, GatsConfig(max_retries=1))
-    assert [a.status for a in result.attempts] == ["error", "error"]
+    assert [a.status for a in result.attempts] == ["error"]  # no retry once the infrastructure failed
     assert result.status == "untested" and result.best is None
     forkless = await run_turn(_turn(), ScriptAgent([[{"a": 1}]]), FakeSandbox(fork_fails=True), CATALOG,
                               GatsConfig(max_retries=0))
     assert forkless.status == "untested" and "fork failed" in (forkless.attempts[0].error or "")
 
 
-async def test_an_infrastructure_failure_is_skipped_over() -> None:
-    agent = ScriptAgent([None, [{"a": 1}]])
-    result = await run_turn(_turn(), agent, FakeSandbox(), CATALOG, GatsConfig(max_retries=2))
-    assert [a.status for a in result.attempts] == ["error", "success"]
-    assert agent.requests[1].feedback is None
+async def test_an_infrastructure_failure_at_a_later_attempt_makes_the_turn_untested_not_failed() -> None:
+    # the issue's case: attempt 0 ran and was judged `failed`, then Gecko went away and attempt 1's fork failed
+    agent = ScriptAgent([[{"a": "x"}], [{"a": 1}], [{"a": 1}]])
+    result = await run_turn(_turn(), agent, FakeSandbox(fork_fails=[1]), CATALOG, GatsConfig(max_retries=2))
+    assert [a.status for a in result.attempts] == ["failed", "error"] and len(agent.requests) == 1
+    assert result.status == "untested" and "fork failed" in (result.attempts[1].error or "")
+    llm_down = await run_turn(_turn(), ScriptAgent([[{"a": "x"}], None, [{"a": 1}]]), FakeSandbox(), CATALOG,
+                              GatsConfig(max_retries=2))
+    assert [a.status for a in llm_down.attempts] == ["failed", "error"] and llm_down.status == "untested"
+
+
+async def test_a_failed_checklist_makes_the_turn_untested_before_any_attempt() -> None:
+    agent = ScriptAgent([[{"a": 1}]])
+    result = await run_turn(_turn(), agent, FakeSandbox(checklist_fails=True), CATALOG,
+                            GatsConfig(max_retries=1, generate_checklist=True))
+    assert result.status == "untested" and result.attempts == () and agent.requests == []
+    assert result.checklist_error and "checklist generation failed" in result.checklist_error
 
 
 async def test_baseline_runs_once_without_judge() -> None:
@@ -228,6 +247,9 @@ def test_injected_faults_are_not_the_agents_failed_calls() -> None:
 def test_statuses() -> None:
     assert best_attempt([_attempt(0, "error", None, 0)]) is None
     assert turn_status([_attempt(0, "error", None, 0)], None) == "untested"
+    assert turn_status([_attempt(0, "failed", 0.5, 0), _attempt(1, "error", None, 0)], 0) == "untested"
+    assert turn_status([_attempt(0, "failed", 0.5, 0), _attempt(1, "unjudged", None, 0)], 0) == "untested"
+    assert turn_status([_attempt(0, "failed", 0.5, 0), _attempt(1, "failed", 0.0, 0)], 0) == "failed"
     ok = Verdict(True, 1.0, ())
     unseen = CallRecord("c", 0, "nope", "{}", {}, None,
                         ToolOutcome(False, "{}", error_kind="unknown_tool", reached_backend=False), 0.0)

@@ -26,7 +26,7 @@ class Backend:
     def __init__(self, where: str, log: list[tuple[str, str, dict[str, Any]]]) -> None:
         self.where, self.log = where, log
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         self.log.append((self.where, tool.original_name, arguments))
         return ToolOutcome(True, f'{{"{self.where}": "{tool.original_name}"}}', status=200)
 

@@ -28,7 +28,7 @@ class RealShop:
         self.orders: dict[str, dict[str, Any]] = {"A": {"id": "A", "n": 1, "status": "placed"}}
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         self.calls.append((tool.operation_id, dict(arguments)))
         order = self.orders.get(arguments["id"])
         if order is None:

@@ -17,7 +17,7 @@ from inference.tools.execution import ToolCallRequest, ToolExecutor, ToolOutcome
 
 
 class _Backend:
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         return ToolOutcome(True, json.dumps({"area": 25}), body={"area": 25}, status=200)
 
 

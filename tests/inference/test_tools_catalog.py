@@ -53,9 +53,11 @@ def test_catalog_resolves_both_ways_and_keeps_nested_schemas() -> None:
 class _Backend:
     def __init__(self) -> None:
         self.seen: list[tuple[str, dict]] = []
+        self.messages: list[str | None] = []
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         self.seen.append((tool.operation_id, arguments))
+        self.messages.append(message)
         return ToolOutcome(True, "{}", body={}, status=200)
 
 
@@ -72,6 +74,18 @@ async def test_executor_refuses_unknown_names_and_malformed_arguments_without_th
     ok = await executor.execute(ToolCallRequest("4", "list_items", '{"x": {"y": 1}}'), step=2)
     assert ok.outcome.ok and ok.step == 2 and ok.name == "list.items"
     assert backend.seen == [("list_items", {"x": {"y": 1}})]
+
+
+async def test_calls_of_one_step_share_a_message_id_and_no_other_call_does() -> None:
+    backend = _Backend()
+    catalog = ToolCatalog.from_toolkits([_toolkit("t1", "list_items")])
+    executor, other_run = ToolExecutor(catalog, backend), ToolExecutor(catalog, backend)
+    for step in (0, 0, 1):
+        await executor.execute(ToolCallRequest("1", "list_items", "{}"), step=step)
+    await other_run.execute(ToolCallRequest("1", "list_items", "{}"), step=0)
+    first, parallel, later, elsewhere = backend.messages
+    assert first == parallel and len({first, later, elsewhere}) == 3
+    assert all(re.fullmatch(r"[A-Za-z0-9._:-]{1,64}", m or "") for m in backend.messages)  # what Gecko accepts
 
 
 async def test_real_tools_backend_runs_bfcl_classes_through_the_executor() -> None:

@@ -50,7 +50,7 @@ def _decisions(outcomes: list[ToolOutcome]) -> list[tuple[int, str, str] | None]
 class _Echo:
     """A stand-in real tool that always succeeds (the bridge side of the comparison)."""
 
-    async def execute(self, tool, arguments) -> ToolOutcome:
+    async def execute(self, tool, arguments, message=None) -> ToolOutcome:
         body = {"tool": tool.operation_id, **arguments}
         return ToolOutcome(True, json.dumps(body), body=body)
 

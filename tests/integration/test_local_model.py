@@ -102,7 +102,7 @@ async def test_malformed_arguments_never_reach_the_provider(local_model: Any) ->
     """Bug 4: a call cut off at the cap (`arguments: "{"`) sent back as is made llama.cpp answer 500."""
 
     class Backend:
-        async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+        async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
             return ToolOutcome(True, "{}")
 
     catalog = ToolCatalog([CatalogTool("weather", "get_weather", "get_weather", "get_weather")])

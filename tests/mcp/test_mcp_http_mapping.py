@@ -63,3 +63,26 @@ def test_size_host_and_key_are_enforced(app_client):
         assert client.post("/mcp/notes", json=INIT, headers=HEADERS).status_code == 401
         ok = client.post("/mcp/notes", json=INIT, headers={**HEADERS, "Authorization": "Bearer s3cret"})
         assert ok.status_code == 200
+
+
+def test_json_limits_hold_before_the_sdk_parses(app_client):
+    with app_client() as client:
+        sid = client.get("/session-id").json()["session_id"]
+        headers = {**HEADERS, "X-Session-ID": sid}
+        deep = '{"a":' * 300 + "1" + "}" * 300
+        text = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":' \
+               '{"title":"t","body":"b","z":' + deep + "}}}"
+        refused = client.post("/mcp/notes", content=text, headers={**headers, "Content-Type": "application/json"})
+        assert refused.status_code == 413 and "--max-json-depth" in refused.json()["error"]["message"]
+        many = client.post("/mcp/notes", json=call("create_note", {"title": "t", "body": "b", "z": [0] * 20_000}),
+                           headers=headers)
+        assert many.status_code == 413 and "--max-array-items" in many.json()["error"]["message"]
+        lone = text.replace(deep, '"\\ud800"')
+        surrogate = client.post("/mcp/notes", content=lone, headers={**headers, "Content-Type": "application/json"})
+        assert surrogate.status_code == 422 and "surrogate" in surrogate.json()["error"]["message"]
+        assert client.get(f"/sessions/{sid}/history").status_code == 200
+        assert client.get("/get-session-state", headers={"X-Session-ID": sid}).json()["version"] == 0
+        fine = client.post("/mcp/notes", json=call("create_note", {"title": "t", "body": "b"}), headers=headers)
+        assert fine.status_code == 200 and fine.json()["result"]["isError"] is False
+        garbled = client.post("/mcp/notes", content=b"{not json", headers={**headers, "Content-Type": "application/json"})
+        assert garbled.status_code == 400 and garbled.json()["error"]["code"] == -32700  # the SDK's parse error

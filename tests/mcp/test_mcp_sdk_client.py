@@ -119,6 +119,13 @@ def test_http_refuses_get_and_unknown_toolkits(mcp_gecko: LiveGecko):
     assert reply.status_code == 404 and "did you mean: notes" in reply.json()["error"]["message"]
 
 
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 def _stdio(*extra: str, state_dir) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, cwd=str(REPO_ROOT),
@@ -147,3 +154,18 @@ def test_stdio_refuses_an_unknown_toolkit(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gecko.mcp", "--schemas-dir", str(TOOLKITS_DIR), "--toolkit", "note",
                            "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
     assert done.returncode == 2 and "did you mean: notes" in done.stderr
+
+
+async def test_stdio_checks_the_json_limits_and_creates_private_files(tmp_path):
+    """No HTTP layer on stdio: the call's arguments get the limits; the session DB is 0600 (--umask 077)."""
+    params = _stdio("--toolkit", "notes", "--max-array-items", "5", state_dir=tmp_path)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as mcp:
+        await mcp.initialize()
+        many = await mcp.call_tool("create_note", {**NOTE, "tags": list(range(10))})
+        assert many.isError and "--max-array-items" in many.content[0].text and "'/tags'" in many.content[0].text
+        deep = await mcp.call_tool("create_note", {**NOTE, "z": nested(70)})
+        assert deep.isError and "--max-json-depth" in deep.content[0].text
+        ok = await mcp.call_tool("create_note", NOTE)
+        assert not ok.isError
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o777 == 0o600 for p in files), [(p, oct(p.stat().st_mode)) for p in files]

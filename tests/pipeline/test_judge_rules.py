@@ -37,3 +37,15 @@ async def test_repeated_identical_calls_fail_unless_a_write_came_between() -> No
     undo = [call("cart/add", access="write", sku="x"), call("cart/remove", access="write", sku="x"),
             call("cart/add", access="write", sku="x")]
     assert await verdict(undo) == "success"
+
+
+async def test_identical_calls_of_one_message_are_parallel_not_repeats() -> None:
+    draws = [call("random/normal", mu=5, sigma=2), call("random/normal", mu=5, sigma=2),
+             call("random/normal", mu=10, sigma=3), call("random/normal", mu=10, sigma=3)]
+    assert repeated_calls(draws, [0, 0, 0, 0]) == []
+    data = JudgeInput("task", [ChecklistItem("1", "do it")], {}, draws, None, [], call_messages=[0, 0, 0, 0])
+    assert (await RulesJudge().judge(data)).items[0].status == "success"
+    assert repeated_calls(draws, [0, 0, 1, 1]) == []  # each pair in its own message
+    assert repeated_calls(draws, [0, 1, 1, 1]) == [draws[1]]  # the (5, 2) draw again in a later message
+    assert len(repeated_calls(draws, [0, 1, 2, 3])) == 2  # one call per message: a model that loops
+    assert len(repeated_calls(draws)) == 2 and len(repeated_calls(draws, [0])) == 2  # unknown or mismatched

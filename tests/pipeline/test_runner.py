@@ -8,9 +8,20 @@ from gecko.pipeline.judge.rules import RulesJudge
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import Engines, StateChange
 from gecko.pipeline.synthesize.rules import RulesSynthesizer
-from gecko.sessions import SessionRecord, open_store
-from gecko.toolkits import load_toolkits
+from gecko.sessions import SessionRecord, SessionStore, open_store
+from gecko.toolkits import Operation, load_toolkits
 from tests.conftest import TOOLKITS_DIR
+
+
+async def _memory_store_with_session(session_id: str) -> SessionStore:
+    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
+    await store.open()
+    await store.create(SessionRecord(id=session_id))
+    return store
+
+
+def _create_note() -> Operation:
+    return load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
 
 
 class SlowUpdater:
@@ -32,12 +43,10 @@ class SlowUpdater:
 
 
 async def test_deferred_update_runs_after_response_and_next_call_sees_it(tmp_path):
-    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
-    await store.open()
-    await store.create(SessionRecord(id="s"))
+    store = await _memory_store_with_session("s")
     updater = SlowUpdater()
     runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()))
-    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+    op = _create_note()
 
     first = await runner.run("s", op, {"title": "a", "body": "b"})
     assert first.status == 200 and first.state_pending and first.state_version == 1
@@ -74,9 +83,7 @@ async def test_queued_call_sees_previous_call_whose_write_is_still_in_flight():
 
     Regression: the LLM reply cache stopped replaying because recent calls depended on write timing.
     """
-    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
-    await store.open()
-    await store.create(SessionRecord(id="s"))
+    store = await _memory_store_with_session("s")
     slow_commit = store._commit
 
     async def delayed_commit(*args, **kwargs):
@@ -86,7 +93,7 @@ async def test_queued_call_sees_previous_call_whose_write_is_still_in_flight():
     store._commit = delayed_commit
     synthesizer = RecentCallsSynthesizer()
     runner = CallRunner(store, Engines(None, synthesizer, None, RulesJudge()))
-    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+    op = _create_note()
     outcomes = await asyncio.gather(*(runner.run("s", op, {"title": f"t{i}", "body": "b"}) for i in range(4)))
     assert [o.status for o in outcomes] == [200] * 4
     assert synthesizer.seen == [0, 1, 2, 3]
@@ -94,12 +101,10 @@ async def test_queued_call_sees_previous_call_whose_write_is_still_in_flight():
 
 async def test_an_invalid_call_never_waits_on_a_pending_llm_state_update(tmp_path):
     """It changes no state: answered at once (it used to wait for the update, 241.8 s once), recorded in order."""
-    store = open_store("memory", sqlite_path=None, ttl=60, history_limit=100)
-    await store.open()
-    await store.create(SessionRecord(id="s"))
+    store = await _memory_store_with_session("s")
     updater = SlowUpdater()
     runner = CallRunner(store, Engines(None, RulesSynthesizer(), updater, RulesJudge()))
-    op = load_toolkits([TOOLKITS_DIR]).get("notes", "create_note")
+    op = _create_note()
 
     first = await runner.run("s", op, {"title": "a", "body": "b"})
     assert first.state_pending

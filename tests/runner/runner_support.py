@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from benchmarks.runner import (
     Evaluation,
     LedgerEntry,
+    OfficialCheck,
     PreflightError,
     RunContext,
     RunOptions,
@@ -47,11 +48,13 @@ class ScriptedBenchmark:
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--count", type=int, default=6)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--untested", default="", help="keys that come out untested, comma separated")
         add_selection_arguments(parser, ids_help="keys")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, options: RunOptions) -> ScriptedBenchmark:
-        bench = cls(args.count)
+        bench = cls(args.count, seed=args.seed, untested=[k for k in args.untested.split(",") if k])
         bench.ids = selected_ids(args)
         return bench
 
@@ -60,7 +63,7 @@ class ScriptedBenchmark:
         return cls(int(config["count"]), seed=int(config["seed"]))
 
     def config(self) -> dict[str, Any]:
-        return {"count": self.count, "seed": self.seed}
+        return {"count": self.count, "seed": self.seed, **({"ids": list(self.ids)} if self.ids else {})}
 
     def result_settings(self) -> dict[str, Any]:
         return {"seed": self.seed}
@@ -103,3 +106,7 @@ class ScriptedBenchmark:
         done = [e.record for e in entries if e.status == "done"]
         (run_dir / "official.json").write_text(json.dumps(done))
         return Evaluation({"records": len(done)}, (f"official: {run_dir / 'official.json'}",))
+
+    def official_check(self, entries: Sequence[LedgerEntry], run_dir: Path) -> OfficialCheck:
+        records = json.loads((run_dir / "official.json").read_text())
+        return OfficialCheck((("records", sum(e.status == "done" for e in entries), len(records)),), ("cat",))

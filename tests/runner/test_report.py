@@ -104,3 +104,32 @@ def test_report_of_two_runs_side_by_side(gats_run: Path, tmp_path: Path, capsys:
 def test_report_refuses_what_is_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert report_command([str(tmp_path)]) == 1
     assert "not a run directory" in capsys.readouterr().err
+
+
+def _turn(best: int, attempts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"status": "success", "simulated": {"best": best, "attempts": attempts}}
+
+
+def test_budget_curve_of_a_multi_turn_run(tmp_path: Path) -> None:
+    """Per-turn GATS (BFCL multi-turn, tau2's rehearsals): a task keeps its score at budget k only when every turn
+    went on with an attempt <= k; cost and latency add the first k+1 attempts of every turn."""
+    path = tmp_path / "multi"
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps({"benchmark": "bfcl-multi", "config": {"max_retries": 1}}))
+    tasks = {"m0": (1.0, [_turn(0, [_attempt(0, "success", cost=0.1)]),
+                          _turn(1, [_attempt(0, "failed", errors=(SCHEMA,), cost=0.1), _attempt(1, "success", cost=0.1)])]),
+             "m1": (1.0, [_turn(0, [_attempt(0, "success", cost=0.1)]), _turn(0, [_attempt(0, "success", cost=0.1)])]),
+             "m2": (0.0, [_turn(1, [_attempt(0, "failed"), _attempt(1, "failed")])])}
+    (path / "tasks.jsonl").write_text("".join(
+        json.dumps({"key": key, "group": "multi_turn_base", "status": "done", "score": score}) + "\n"
+        for key, (score, _) in tasks.items()))
+    (path / "traces_multi_turn_base.jsonl").write_text("".join(
+        json.dumps({"id": key, "turns": turns}) + "\n" for key, (_, turns) in tasks.items()))
+    run = load_run(path)
+    assert [t.attempt_count for t in run.tasks] == [3, 2, 2]
+    zero, one = run.budget
+    assert (zero.correct, zero.tasks, zero.estimated) == (1, 3, 2)  # m0's second turn and m2 went past attempt 0
+    assert (one.correct, one.estimated) == (2, 0) and one.accuracy == pytest.approx(2 / 3)
+    assert zero.cost_usd == pytest.approx(0.4) and one.cost_usd == pytest.approx(0.5)
+    assert zero.mean_latency_s == pytest.approx(5 / 3) and one.mean_latency_s == pytest.approx(7 / 3)
+    assert run.failures == {"schema": 1, "semantic": 0, "judge": 2, "infrastructure": 0}

@@ -20,7 +20,7 @@ from benchmarks.runner import (
     run_benchmark,
 )
 from benchmarks.runner.rundir import RunDirectory
-from benchmarks.runner.summary import EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED, format_table
+from benchmarks.runner.summary import EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED, EXIT_UNSCORED, format_table
 from tests.runner.runner_support import ScriptedBenchmark
 
 
@@ -31,7 +31,7 @@ def _options(tmp_path: Path, **changes: object) -> RunOptions:
 async def test_every_task_ends_done_untested_or_errored_and_one_bug_costs_no_other(tmp_path: Path) -> None:
     bench = ScriptedBenchmark(6, untested=["t1"], raising=["t2"], failing=["t3"])
     summary = await run_benchmark(bench, _options(tmp_path))
-    assert sorted(bench.calls) == [f"t{i}" for i in range(6)] and summary.exit_code == EXIT_OK
+    assert sorted(bench.calls) == [f"t{i}" for i in range(6)] and summary.exit_code == EXIT_UNSCORED
     assert [(u.key, u.reason) for u in summary.untested] == [("t1", "Gecko down")]
     assert [(e.key, e.reason) for e in summary.errored] == [("t2", "RuntimeError: bug in t2")]
     even, odd = summary.groups["even"], summary.groups["odd"]
@@ -62,6 +62,7 @@ async def test_resume_reruns_only_what_is_not_done_in_the_same_directory(tmp_pat
     summary = await run_benchmark(again, _options(tmp_path, resume=first.run_dir))
     assert summary.run_dir == first.run_dir and sorted(again.calls) == ["t1", "t2", "t4", "t5"]
     assert (summary.total.skipped, summary.total.done, summary.total.untested) == (2, 4, 0)
+    assert first.exit_code == EXIT_UNSCORED and summary.exit_code == EXIT_OK
     assert list((tmp_path / "out").iterdir()) == [first.run_dir]
     config = json.loads((first.run_dir / "config.json").read_text())
     assert len(config["resumes"]) == 1
@@ -99,6 +100,16 @@ async def test_circuit_breaker_stops_a_run_whose_infrastructure_is_down(tmp_path
     assert summary.stopped and "3 tasks in a row were untested" in summary.stopped
 
 
+async def test_circuit_breaker_is_on_by_default_and_a_done_task_resets_it(tmp_path: Path) -> None:
+    down = ScriptedBenchmark(40, untested=[f"t{i}" for i in range(40)])
+    summary = await run_benchmark(down, _options(tmp_path, workers=1))
+    assert len(down.calls) == RunOptions(output_dir=tmp_path).stop_after_untested == 10
+    assert summary.exit_code == EXIT_STOPPED and summary.total.pending == 30
+    flaky = ScriptedBenchmark(40, untested=[f"t{i}" for i in range(40) if i % 9])  # 8 in a row at most
+    summary = await run_benchmark(flaky, _options(tmp_path, workers=1))
+    assert len(flaky.calls) == 40 and summary.exit_code == EXIT_UNSCORED and not summary.stopped
+
+
 async def test_interrupt_keeps_finished_tasks_and_writes_the_official_files(tmp_path: Path) -> None:
     bench = ScriptedBenchmark(4, slow=["t2", "t3"])
     task = asyncio.ensure_future(run_benchmark(bench, _options(tmp_path)))
@@ -124,5 +135,6 @@ async def test_rescore_rebuilds_the_official_files_from_the_checkpoint(tmp_path:
     (first.run_dir / "official.json").unlink()
     bench = ScriptedBenchmark(3)
     summary = rescore(bench, RunDirectory(first.run_dir))
-    assert bench.finished == [(["t0", "t1", "t2"], True)] and (first.run_dir / "official.json").exists()
+    assert [(sorted(keys), complete) for keys, complete in bench.finished] == [(["t0", "t1", "t2"], True)]
+    assert (first.run_dir / "official.json").exists()
     assert summary.total.done == 2 and [u.key for u in summary.untested] == ["t2"]

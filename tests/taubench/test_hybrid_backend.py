@@ -18,7 +18,7 @@ class _Recorder:
         self.label = label
         self.calls: list[str] = []
 
-    async def execute(self, tool: CatalogTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def execute(self, tool: CatalogTool, arguments: dict[str, Any], message: str | None = None) -> ToolOutcome:
         self.calls.append(tool.original_name)
         return ToolOutcome(True, f"{self.label}:{tool.original_name}", body={"from": self.label})
 

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.registry import load_details
 from benchmarks.runner import ResumeError, RunOptions, build_parser, read_ledger, run_benchmark
+from benchmarks.runner.report import load_run
+from benchmarks.runner.run_view import RunView
 from benchmarks.taubench.benchmark import Tau2Benchmark
 from benchmarks.taubench.results import Results
 from benchmarks.taubench.run_config import Tau2RunConfig
@@ -53,13 +56,19 @@ def test_offline_hybrid_run_end_to_end(gecko_url: str, tmp_path: Path, domain: s
     assert {t.id for t in results.tasks} == set(ids)
     assert results.info.agent_info.implementation == "gats_hybrid_scripted-oracle"
     assert all("rehearsals" in (s.info or {}).get("gats", {}) for s in results.simulations)
+    report = load_run(run_dir)  # the rehearsals as per-turn attempts (traces_<domain>.jsonl): the budget curve
+    assert all(t.attempt_count >= 1 and len(t.turns) == 1 for t in report.tasks)
+    assert report.budget[0].accuracy == 1.0 and report.budget[0].tasks == len(ids)
+    page = RunView(run_dir, load_details("tau2")).task(f"{ids[0]}#0")  # what `gecko view` shows of one task
+    assert page is not None and page["official"]["reward"] == 1.0 and page["ground_truth"]["actions"] is not None
+    assert page["real"]["messages"] and page["turns"][0]["attempts"][0]["calls"] is not None
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes leave no temporary files
     assert (run_dir / "results.json").stat().st_mode & 0o777 == 0o600  # the runners create files with --umask 077 by default
 
 
 async def test_untested_runs_are_excluded_then_rerun_on_resume(tmp_path: Path) -> None:
     config = Tau2RunConfig(domain="airline", agent_llm=GENERIC, task_ids=("0", "1"), gats_mode="none")
-    options = RunOptions(output_dir=tmp_path, workers=1, progress=False)
+    options = RunOptions(output_dir=tmp_path, workers=1, progress=False, probe_models=False)
     failing, _ = scripted_client([LLMConnectionError("down"), "Sorry, I cannot help with that."])
     first = await run_benchmark(Tau2Benchmark(config, options), options, llm=failing)
     run_dir = first.run_dir
@@ -69,9 +78,12 @@ async def test_untested_runs_are_excluded_then_rerun_on_resume(tmp_path: Path) -
     assert [(r["key"], r["status"], r["graded"]) for r in summary["tasks"]] == [("0#0", "untested", False),
                                                                                 ("1#0", "done", True)]
     assert summary["tasks"][0]["reward"] is None and summary["groups"]["airline"]["untested"] == 1
+    written = json.loads((run_dir / "results.json").read_text())  # the official file holds results only
+    assert [(s["task_id"], s["termination_reason"]) for s in written["simulations"]] == [("1", "user_stop")]
+    assert read_ledger(run_dir / "tasks.jsonl")[0].record["termination_reason"] == "infrastructure_error"
 
     working, transport = scripted_client(["Sorry, I cannot help with that."])
-    resumed = RunOptions(output_dir=tmp_path, workers=1, progress=False, resume=run_dir)
+    resumed = RunOptions(output_dir=tmp_path, workers=1, progress=False, resume=run_dir, probe_models=False)
     again = await run_benchmark(Tau2Benchmark(config, resumed), resumed, llm=working)
     assert again.run_dir == run_dir
     transport.assert_done()  # exactly one agent reply: only the untested task ran again

@@ -6,11 +6,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
 import yaml
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, Response
 
 from gecko.upstream.spec import (
     HttpUpstream,
@@ -21,6 +22,8 @@ from gecko.upstream.spec import (
 )
 from utils.paths import EXAMPLE_TOOLKITS_DIR
 from utils.procs import free_port
+
+DEEP_PET = 4242
 
 
 def test_upstream_forms():
@@ -41,8 +44,11 @@ def real_pets() -> Iterator[tuple[str, list[dict]]]:
     app = FastAPI()
 
     @app.get("/api/pets/{pet_id}")
-    async def show(pet_id: int, request: Request) -> dict:
+    async def show(pet_id: int, request: Request) -> Any:
         seen.append({"method": "GET", "path": request.url.path})
+        if pet_id == DEEP_PET:  # a real service gone wrong: an answer nested 300 levels deep
+            return Response('{"id":1,"name":"deep","species":"dog","x":' + '[' * 300 + ']' * 300 + '}',
+                            media_type="application/json")
         return {"id": pet_id, "name": "Rex (real)", "species": "dog"}
 
     @app.get("/api/pets")
@@ -147,3 +153,13 @@ def test_a_bad_upstream_declaration_stops_loading(tmp_path):
 def test_unknown_mode_is_refused(make_client):
     reply = make_client().post("/sessions", json={"config": {"mode": "live"}})
     assert reply.status_code == 422 and "mode" in reply.text
+
+
+def test_an_unstorable_upstream_answer_is_a_502_and_stores_nothing(make_client, pets_toolkits):
+    client = make_client(schemas_dirs=[pets_toolkits])
+    headers = _session(client, "hybrid")
+    reply = client.get(f"/petstore/pets/{DEEP_PET}", headers=headers)
+    assert reply.status_code == 502 and "nested deeper than" in reply.json()["detail"]
+    sid = headers["X-Session-ID"]
+    assert client.get(f"/sessions/{sid}/history").status_code == 200
+    assert client.get("/get-session-state", headers=headers).json() == {"state": {}, "version": 0}

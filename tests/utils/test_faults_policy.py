@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -116,6 +117,9 @@ def test_decisions_are_a_function_of_seed_stream_rule_and_call_number() -> None:
     other = _run(policy.for_stream("task-2"), [WRITE] * 200)
     assert other != first  # another stream draws its own sequence
     assert draw(11, "", "coin", 5) == draw(11, "", "coin", 5) != draw(12, "", "coin", 5)
+    # the definition, so replays of recorded runs keep their faults: BLAKE2b-64 of `seed|stream|rule|call|salt`
+    digest = hashlib.blake2b(b"11|t/real|coin|5|", digest_size=8).digest()
+    assert draw(11, "t/real", "coin", 5) == int.from_bytes(digest, "big") / 2**64
     state = FaultState()
     decide(policy, state, WRITE)
     assert FaultState.from_public(json.loads(json.dumps(state.public()))) == state  # stored with the session

@@ -118,3 +118,16 @@ async def test_a_semantic_check_that_did_not_answer_makes_the_sample_untested(tm
     result = await verify(Verifier(engines), openai_row({"city": "Paris"}))
     assert result["verdict"] == "untested" and "get_weather" in result["reason"]
     assert result["calls"][0]["semantic"] == "unchecked"
+
+
+async def test_identical_parallel_calls_are_valid_but_the_same_call_in_a_later_message_is_a_repeat(
+        verifier: Verifier) -> None:
+    truth = [{"math.hypot": {"x": [3], "y": [4]}}, {"math.hypot": {"x": [3], "y": [4]}}]
+    assert (await verify(verifier, bfcl_row(truth)))["verdict"] == "valid"  # BFCL parallel_158's shape
+    row = openai_row({"city": "Paris"})
+    call = row["messages"][1]["tool_calls"][0]
+    row["messages"][1]["tool_calls"] = [call, {**call, "id": "c2"}]
+    assert (await verify(verifier, row))["verdict"] == "valid"
+    row["messages"].insert(2, {"role": "assistant", "content": None, "tool_calls": [{**call, "id": "c3"}]})
+    looped = await verify(verifier, row)
+    assert looped["verdict"] == "task_failed" and "repeat an earlier identical call" in looped["reason"]

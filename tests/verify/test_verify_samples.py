@@ -64,3 +64,12 @@ def test_bfcl_ground_truth_inline_or_from_answers() -> None:
 ])
 def test_malformed_lines_say_why(line: str, fmt: str | None, problem: str) -> None:
     assert problem in read_sample(line, 7, fmt).problem
+
+
+def test_each_openai_call_knows_the_assistant_message_that_issued_it() -> None:
+    row = openai_row({"city": "Paris"})
+    call = row["messages"][1]["tool_calls"][0]
+    row["messages"][1]["tool_calls"] = [call, {**call, "id": "c2"}]
+    row["messages"].insert(2, {"role": "assistant", "content": "Let me check again."})
+    row["messages"].insert(3, {"role": "assistant", "content": None, "tool_calls": [{**call, "id": "c3"}]})
+    assert [c.message for c in read_sample(json.dumps(row), 0).calls] == [0, 0, 1]

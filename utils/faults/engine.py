@@ -144,10 +144,18 @@ class Injection:
         return cls(str(record.get("rule", "")), kind, LEVELS.get(kind, "tool"), int(record.get("call", 0)), params)
 
 
+@lru_cache(maxsize=4096)
+def _draw_prefix(seed: int, stream: str, rule: str) -> Any:
+    """The hash state after `seed|stream|rule|` (copied per draw: the per-call part is all that is hashed)."""
+    return hashlib.blake2b(f"{seed}|{stream}|{rule}|".encode(), digest_size=8)
+
+
 def draw(seed: int, stream: str, rule: str, call: int, salt: str = "") -> float:
-    """The seeded uniform draw in [0, 1) of `rule` at call number `call`."""
-    digest = hashlib.blake2b(f"{seed}|{stream}|{rule}|{call}|{salt}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") / _SCALE
+    """The seeded uniform draw in [0, 1) of `rule` at call number `call`: the BLAKE2b-64 of
+    `seed|stream|rule|call|salt` as a fraction of 2**64."""
+    hasher = _draw_prefix(seed, stream, rule).copy()
+    hasher.update(f"{call}|{salt}".encode())
+    return int.from_bytes(hasher.digest(), "big") / _SCALE
 
 
 @lru_cache(maxsize=4096)

@@ -50,17 +50,25 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
+
+from utils.jsontypes import NUMBER_ONLY, JsonBool, JsonFloat
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 """The shipped profiles (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
 MAX_DELAY_SECONDS = 60.0
 """Longest `delay` (or waited `timeout`) a rule may ask for."""
 MAX_RULES = 64
+MAX_SEED = 2**53 - 1
+"""The largest seed: the largest integer every JSON parser reads exactly (I-JSON, RFC 7493)."""
 
+CallNumber = Annotated[int, Field(ge=1), NUMBER_ONLY]
+"""A 1-based call number or count (an integer ≥ 1; never `true` or `"3"`)."""
 Side = Literal["simulated", "real"]
 """Where a call runs: in a Gecko session (simulated) or on a runner's real-tool bridge (real)."""
 Level = Literal["tool", "state", "constraint"]
@@ -70,45 +78,69 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class StateCondition(_Strict):
-    """A condition on the task state (a JSON document; real-tool bridges give a JSON view of theirs)."""
+_STATE_TESTS = ("exists", "equals", "not_equals")
 
+
+class StateCondition(_Strict):
+    """A condition on the task state (a JSON document; real-tool bridges give a JSON view of theirs): `path` and
+    exactly one of `exists`, `equals`, `not_equals`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={"oneOf": [
+        {"required": ["exists"]}, {"required": ["equals"]}, {"required": ["not_equals"]}]})
     path: str = Field(pattern=r"^(/.*)?$")
     """RFC 6901 pointer into the state (`""` is the whole state)."""
-    exists: bool | None = None
+    exists: JsonBool | None = None
     """The pointer resolves (True) or does not (False)."""
     equals: Any = None
     """The value at the pointer equals this (JSON equality)."""
     not_equals: Any = None
     """The value at the pointer is missing or differs from this."""
 
+    @model_serializer(mode="wrap")
+    def _keep_the_test(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The test given, even `null` (`{"equals": null}`), survives `exclude_none`: a stored policy reads back."""
+        data = handler(self)
+        for name in _STATE_TESTS:
+            if name in self.model_fields_set:
+                data[name] = getattr(self, name)
+        return data
+
     @model_validator(mode="after")
     def _one_test(self) -> StateCondition:
-        tests = [name for name in ("exists", "equals", "not_equals") if name in self.model_fields_set]
+        tests = [name for name in _STATE_TESTS if name in self.model_fields_set]
         if len(tests) != 1:
             raise ValueError("a state condition takes exactly one of exists, equals, not_equals")
         return self
 
 
+def _tools_schema(schema: dict[str, Any]) -> None:
+    """`tools` as JSON Schema: one glob, or a non-empty list of them (a glob is not blank)."""
+    glob = {"type": "string", "pattern": r"\S"}
+    schema.pop("type", None)
+    schema.pop("items", None)
+    schema["anyOf"] = [glob, {"type": "array", "minItems": 1, "items": glob}]
+
+
 class Match(_Strict):
-    """Which calls a rule selects: every given condition must hold."""
+    """Which calls a rule selects: every given condition must hold (`until`, when given with `from`, is not
+    before it)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    tools: tuple[str, ...] = ("*",)
+    tools: tuple[str, ...] = Field(("*",), json_schema_extra=_tools_schema)
     """Globs (fnmatch) on the tool's names: `toolkit/operationId`, `operationId`, the original name."""
     access: Literal["read", "write"] | None = None
-    calls: tuple[Annotated[int, Field(ge=1)], ...] | None = None
+    calls: tuple[CallNumber, ...] | None = None
     """These call numbers only (1-based, counted per session or per real-tool bridge)."""
-    every: int | None = Field(None, ge=1)
+    every: CallNumber | None = None
     """Every k-th call (k, 2k, …)."""
-    from_call: int | None = Field(None, ge=1, alias="from")
+    from_call: CallNumber | None = Field(None, alias="from")
     """From this call number on."""
-    until: int | None = Field(None, ge=1)
+    until: CallNumber | None = None
     """Up to this call number (inclusive)."""
-    probability: float = Field(1.0, ge=0.0, le=1.0)
+    probability: JsonFloat = Field(1.0, ge=0.0, le=1.0)
     """Chance that a selected call is hit (a seeded draw: the same for the same seed, stream and call number)."""
-    after_writes: int | None = Field(None, ge=0)
+    after_writes: Annotated[int, Field(ge=0), NUMBER_ONLY] | None = None
     """Only once this many successful write calls have run."""
     state: StateCondition | None = None
     side: Side | None = None
@@ -132,11 +164,11 @@ class Timeout(_Strict):
     """The service does not answer in time (HTTP 504); the call does not run unless `executed`."""
 
     kind: Literal["timeout"]
-    seconds: float = Field(30.0, gt=0)
+    seconds: JsonFloat = Field(30.0, gt=0)
     """The time-out the error reports."""
-    wait: bool = False
+    wait: JsonBool = False
     """Really wait `seconds` before answering (at most `MAX_DELAY_SECONDS`)."""
-    executed: bool = False
+    executed: JsonBool = False
     """The call runs, but its answer is lost: a blind retry repeats a write."""
 
 
@@ -144,14 +176,14 @@ class RateLimit(_Strict):
     """HTTP 429 Too Many Requests with `Retry-After`; the call does not run."""
 
     kind: Literal["rate_limit"]
-    retry_after: float = Field(1.0, ge=0)
+    retry_after: JsonFloat = Field(1.0, ge=0)
 
 
 class Unavailable(_Strict):
     """HTTP 503 Service Unavailable with `Retry-After`; the call does not run."""
 
     kind: Literal["unavailable"]
-    retry_after: float = Field(1.0, ge=0)
+    retry_after: JsonFloat = Field(1.0, ge=0)
 
 
 class ServerError(_Strict):
@@ -165,7 +197,7 @@ class Delay(_Strict):
     """The normal result, `seconds` late."""
 
     kind: Literal["delay"]
-    seconds: float = Field(gt=0, le=MAX_DELAY_SECONDS)
+    seconds: JsonFloat = Field(gt=0, le=MAX_DELAY_SECONDS)
 
 
 class StaleRead(_Strict):
@@ -186,14 +218,23 @@ class ExpireSession(_Strict):
     """The caller's session with the service expires: HTTP 401 for this call and the next `calls - 1`."""
 
     kind: Literal["expire_session"]
-    calls: int = Field(1, ge=1, le=1000)
+    calls: Annotated[int, Field(ge=1, le=1000), NUMBER_ONLY] = 1
+
+
+_PATCH_OPERATION: dict[str, Any] = {"oneOf": [
+    {"type": "object", "required": ["op", "path", "value"],
+     "properties": {"op": {"enum": ["add", "replace"]}, "path": {"type": "string"}, "value": {}}},
+    {"type": "object", "required": ["op", "path"],
+     "properties": {"op": {"const": "remove"}, "path": {"type": "string"}}},
+]}
+"""An RFC 6902 operation `external_change` takes: add, replace (with a value) or remove."""
 
 
 class ExternalChange(_Strict):
     """Someone else changes the state just before the call: an RFC 6902 patch on the task state."""
 
     kind: Literal["external_change"]
-    patch: tuple[dict[str, Any], ...] = Field(min_length=1)
+    patch: tuple[dict[str, Any], ...] = Field(min_length=1, json_schema_extra={"items": _PATCH_OPERATION})
     note: str = ""
     """What happened, for the history and reports (never shown to the agent)."""
 
@@ -244,7 +285,7 @@ class FaultRule(_Strict):
     """Unique within the policy; recorded with every injection."""
     when: Match = Field(default_factory=Match)
     do: Intervention
-    limit: int | None = Field(None, ge=1)
+    limit: CallNumber | None = None
     """Injections by this rule at most (per session or bridge); None: no limit."""
 
     @property
@@ -254,12 +295,12 @@ class FaultRule(_Strict):
 
 
 class FaultPolicy(_Strict):
-    """A fault policy: a seed and ordered rules (see the module docstring)."""
+    """A fault policy: a seed and ordered rules (see the module docstring); rule names are unique."""
 
     version: Literal[1] = 1
     name: str = Field("", max_length=100)
     description: str = Field("", max_length=2000)
-    seed: int = Field(0, ge=0, le=2**63 - 1)
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED), NUMBER_ONLY] = 0
     stream: str = Field("", max_length=200)
     """Separates independent sequences of draws under one seed (runners set it per task and side)."""
     rules: tuple[FaultRule, ...] = Field(default=(), max_length=MAX_RULES)

@@ -42,7 +42,14 @@ from utils.llm.errors import (
 )
 from utils.llm.factory import HttpBackend, create_client
 from utils.llm.jsontext import clean_reply, parse_json_reply
-from utils.llm.probe import ToolSupport, check_tool_support, probe_capabilities
+from utils.llm.probe import (
+    ModelProbeError,
+    ProbeReport,
+    ToolSupport,
+    check_tool_support,
+    probe_capabilities,
+    probe_models,
+)
 from utils.llm.prompts import Prompt, load_prompt
 from utils.llm.retry import RetryDecision, RetryPolicy, classify_error, with_retries
 from utils.llm.transport import ChatTransport, LLMToolCall, OpenAITransport, RawReply
@@ -54,9 +61,10 @@ __all__ = [
     "LLMCache",
     "LLMClient", "LLMConnectionError", "LLMError", "LLMInfrastructureError", "LLMOutputError", "LLMParseError",
     "LLMRateLimitError", "LLMRequestError", "LLMSchemaError", "LLMServerError", "LLMTimeoutError", "LLMUsageError",
-    "MissingAPIKeyError", "ModelSpec", "OpenAITransport", "Price", "Prompt", "RawHTTPTransport", "RawReply", "RetryDecision",
-    "RetryPolicy", "StructuredResult", "LLMToolCall", "ToolSupport", "check_tool_support", "probe_capabilities", "UnknownModelError", "UsageAggregator", "UsageRecord",
+    "MissingAPIKeyError", "ModelProbeError", "ModelSpec", "OpenAITransport", "Price", "ProbeReport", "Prompt",
+    "RawHTTPTransport", "RawReply", "RetryDecision", "RetryPolicy", "StructuredResult", "LLMToolCall", "ToolSupport",
+    "UnknownModelError", "UsageAggregator", "UsageRecord", "check_tool_support", "probe_capabilities",
     "UsageTotals", "cache_key", "check_model_names", "classify_error", "clean_reply", "create_client",
     "env_example", "is_engine_name", "is_scripted_name", "known_model_names", "load_env", "load_prompt",
-    "parse_json_reply", "pydantic_check", "resolve_model", "schema_check", "with_capabilities", "with_retries",
+    "parse_json_reply", "probe_models", "pydantic_check", "resolve_model", "schema_check", "with_capabilities", "with_retries",
 ]

@@ -1,34 +1,53 @@
-"""What an endpoint can do, found by asking it: capabilities of generic endpoints, and tool support.
+"""What a model's endpoint can do, and whether it answers at all, found by asking it.
 
 ```
 probe_capabilities(client, spec)   GET <root>/props (llama.cpp: chat-template caps; the server constrains
                                    json_schema) → else one 1-token request with a json_schema response format
 check_tool_support(client, model)  capability facts (alias table, declaration, /props) → else one request that
                                    forces a call of a probe tool and must come back with a tool call
+probe_models(client, models)       the runners' preflight: per distinct model (each judge of a panel once), its
+                                   capabilities, the tool support of a tool-using role, and one real tiny request
+                                   (the tool request above, or `Reply with OK.`): the first failure is one
+                                   actionable line (`ModelProbeError`) before any task runs
 ```
 
-Only endpoints whose capabilities are not known (`ModelSpec.needs_probe`: generic URLs and redirected
-base URLs) are probed, and only what their name does not declare. Probe requests are LLM calls of the
-usage role `probe`: capped, accounted, never cached. A probe that cannot tell (the endpoint is down)
+Every probe request goes through `_ask` (usage role `probe`: capped, accounted, never cached). Only endpoints
+whose capabilities are not known (`ModelSpec.needs_probe`: generic URLs and redirected base URLs) have them
+probed, and only what their name does not declare. A capability probe that cannot tell (the endpoint is down)
 keeps the assumed values and says why (`ModelSpec.probe_error`); Gecko shows it in `/health`.
+
+A name that resolves and a key that is set say nothing about whether the endpoint answers, knows the model or
+takes the key, so the preflight always sends one request per model; what its failure says:
+
+| failure                                   | message says                                          |
+|-------------------------------------------|-------------------------------------------------------|
+| unknown name, key variable empty          | the alias table's own message (set KEY / known names) |
+| connection refused, DNS, timeout, 5xx     | the endpoint is unreachable: start it / check the URL |
+| 401 / 403                                 | the key was refused: which variable to fix            |
+| 404, or 400 naming the model              | the endpoint does not serve that model                |
+| tools refused (400) or ignored (text back)| the role needs tool calling: how to serve it          |
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from utils.llm.aliases import ModelSpec
-from utils.llm.errors import LLMInfrastructureError, LLMRequestError, LLMServerError
-from utils.roles import PROBE
+from utils.llm.aliases import Capabilities, ModelSpec, is_engine_name
+from utils.llm.errors import LLMAuthError, LLMError, LLMInfrastructureError, LLMRequestError, LLMServerError
+from utils.roles import PROBE, call_role, panel_models
 
 if TYPE_CHECKING:
-    from utils.llm.client import LLMClient
+    from utils.llm.client import ChatResult, LLMClient
 
 PROBE_TIMEOUT_S = 20.0
-"""Total time of one probe (each of its requests is bounded by it)."""
+"""Total time of one capability or tool probe (each of its requests is bounded by it)."""
+PREFLIGHT_TIMEOUT_S = 60.0
+"""Bound on one model's preflight request, retries included (a cold local server may take a while to load)."""
 PROPS_TIMEOUT_S = 5.0
 PROBE_TOOL = "gecko_probe"
 _PROBE_TOOLS = [{"type": "function", "function": {
@@ -36,6 +55,32 @@ _PROBE_TOOLS = [{"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}}]
 _JSON_SCHEMA_FORMAT = {"type": "json_schema",
                        "json_schema": {"name": "gecko_probe", "schema": {"type": "object"}, "strict": False}}
+_ASKS: dict[str, dict[str, Any]] = {
+    "plain": {"messages": [{"role": "user", "content": "Reply with OK."}], "max_tokens": 8},
+    "json_schema": {"messages": [{"role": "user", "content": "Reply with {}."}], "max_tokens": 1,
+                    "response_format": _JSON_SCHEMA_FORMAT},
+    "tools": {"messages": [{"role": "user", "content": f"Call the function {PROBE_TOOL} with ok set to true."}],
+              "max_tokens": 64, "tools": _PROBE_TOOLS,
+              "tool_choice": {"type": "function", "function": {"name": PROBE_TOOL}}},
+}
+"""The three probe requests: does the model answer, is json_schema accepted, are tools called."""
+_TOOLS_HINT = ("Serve it with a tool-capable chat template (`python -m utils.local_model serve --model FILE.gguf` "
+               "ships one for the Gemma 3 and ChatML families; llama.cpp: --jinja), or use a model whose endpoint "
+               "supports tools")
+
+
+class ModelProbeError(LLMError):
+    """A configured model failed its preflight; the message says what to fix."""
+
+
+async def _ask(client: LLMClient, spec: ModelSpec, kind: str, *, timeout_s: float, max_attempts: int | None = None
+               ) -> ChatResult:
+    """Send probe request `kind` (`_ASKS`) to `spec`'s endpoint, bounded by `timeout_s` with its retries (default: the
+    client's retry policy)."""
+    ask = dict(_ASKS[kind])
+    messages = ask.pop("messages")
+    return await client.chat(spec, list(messages), role=PROBE.name, use_cache=False, max_attempts=max_attempts,
+                             deadline_s=timeout_s, **ask)
 
 
 def props_url(base_url: str) -> str:
@@ -78,9 +123,7 @@ async def probe_capabilities(client: LLMClient, spec: ModelSpec, *, timeout_s: f
     error = None
     if "json_schema" not in spec.declared and "json_schema" not in found:
         try:
-            await client.chat(spec, [{"role": "user", "content": "Reply with {}."}], role=PROBE.name, max_tokens=1,
-                              response_format=_JSON_SCHEMA_FORMAT, use_cache=False, max_attempts=1,
-                              deadline_s=timeout_s)
+            await _ask(client, spec, "json_schema", timeout_s=timeout_s, max_attempts=1)
             found["json_schema"], sources["json_schema"] = True, "probed: a json_schema request was accepted"
         except (LLMRequestError, LLMServerError) as exc:
             found["json_schema"] = False
@@ -101,6 +144,8 @@ class ToolSupport:
     """`alias table`, `declared`, `/props`, or `probe request`."""
     detail: str
     """One line for the preflight's message."""
+    reply: ChatResult | None = field(default=None, compare=False)
+    """The probe request's answer when one was sent (the preflight needs no other request then)."""
 
 
 async def check_tool_support(client: LLMClient, model: str, *, timeout_s: float = PROBE_TIMEOUT_S) -> ToolSupport:
@@ -112,7 +157,9 @@ async def check_tool_support(client: LLMClient, model: str, *, timeout_s: float 
     come back with a structured tool call.
 
     Raises:
-        LLMInfrastructureError: the endpoint could not be reached (a preflight failure of its own).
+        LLMInfrastructureError: the endpoint could not be reached or refused the key (a preflight failure of its
+            own).
+        LLMRequestError: 404: the endpoint does not serve that model.
         LLMUsageError: bad model name or missing key.
     """
     spec = await client.probe(model)
@@ -126,19 +173,104 @@ async def check_tool_support(client: LLMClient, model: str, *, timeout_s: float 
         return ToolSupport(spec.name, True, "/props", f"{spec.name}: the server's chat template supports tools")
     if not spec.redirected or source == "declared":
         return ToolSupport(spec.name, True, source, f"{spec.name}: tools supported ({source})")
-    messages = [{"role": "user", "content": f"Call the function {PROBE_TOOL} with ok set to true."}]
-    choice = {"type": "function", "function": {"name": PROBE_TOOL}}
     try:
-        result = await client.chat(spec, messages, role=PROBE.name, tools=_PROBE_TOOLS, tool_choice=choice,
-                                   max_tokens=64, use_cache=False, max_attempts=2, deadline_s=timeout_s)
+        result = await _ask(client, spec, "tools", timeout_s=timeout_s, max_attempts=2)
     except LLMRequestError as exc:
-        return ToolSupport(spec.name, False, "probe request", f"{spec.name} refused a request with tools: {_short(exc)}")
+        if exc.status == 404:
+            raise
+        return ToolSupport(spec.name, False, "probe request",
+                           f"{spec.name} rejected a request with a tool definition: {_short(exc)}")
     if result.tool_calls:
         return ToolSupport(spec.name, True, "probe request",
-                           f"{spec.name}: a request forcing a call of {PROBE_TOOL} came back with a tool call")
+                           f"{spec.name}: a request forcing a call of {PROBE_TOOL} came back with a tool call",
+                           result)
     return ToolSupport(spec.name, False, "probe request", (
         f"{spec.name}: asked to call {PROBE_TOOL} (tool_choice naming it), the endpoint answered with text "
-        f"{(result.text or '')[:80]!r}: it ignores `tools`"))
+        f"{(result.text or '')[:80]!r}: it ignores `tools`"), result)
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """What one model's preflight found (recorded in the run's `config.json`)."""
+
+    model: str
+    roles: tuple[str, ...]
+    capabilities: Capabilities
+    """The model's capabilities, probed where they were not known."""
+    tools: str | None
+    """How tool support was established for a tool-using role (`ToolSupport.how`); None: no role needs tools."""
+    served_model: str | None
+    """The model name the endpoint reported."""
+    latency_s: float
+
+    def public(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"model": self.model, "roles": list(self.roles), "capabilities": asdict(self.capabilities),
+                "tools": self.tools, "served_model": self.served_model, "latency_s": round(self.latency_s, 3)}
+
+
+async def probe_models(client: LLMClient, models: Mapping[str, str], *, timeout_s: float = PREFLIGHT_TIMEOUT_S
+                       ) -> list[ProbeReport]:
+    """The runners' preflight: every configured model (each judge of a panel `a,b,c`) checked by one real tiny
+    request, and a tool-using role's model checked for tool calling (see the module docstring).
+
+    Args:
+        client: The run's LLM client (its cache is bypassed).
+        models: Usage role (`utils.roles.CALL_ROLES` name) → model name or panel; engines are skipped.
+        timeout_s: Bound on each model's request (the client's retries included).
+
+    Returns:
+        One report per distinct model.
+
+    Raises:
+        ModelProbeError: The first model that failed, with what to fix.
+        UnknownModelError, MissingAPIKeyError: A bad name or an empty key variable (no request is sent).
+    """
+    by_model: dict[str, list[str]] = {}
+    for role, names in models.items():
+        for name in panel_models(names):
+            if not is_engine_name(name):
+                by_model.setdefault(name, []).append(role)
+    return [await _probe_model(client, name, tuple(roles), timeout_s) for name, roles in by_model.items()]
+
+
+async def _probe_model(client: LLMClient, name: str, roles: tuple[str, ...], timeout_s: float) -> ProbeReport:
+    """`probe_models` for one model used by `roles`."""
+    uses_tools = any((known := call_role(role)) is not None and known.uses_tools for role in roles)
+    started = time.perf_counter()
+    spec = await client.probe(name)
+    reply: ChatResult | None = None
+    how = None
+    try:
+        if spec.probe_error is not None:  # the capability probe got no answer: why (or does it answer now)?
+            reply = await _ask(client, spec, "plain", timeout_s=timeout_s)
+        if uses_tools:
+            support = await check_tool_support(client, name, timeout_s=timeout_s)
+            if not support.supported:
+                raise ModelProbeError(f"model {name!r} ({', '.join(roles)}) cannot call tools: {support.detail}. "
+                                      f"{_TOOLS_HINT}")
+            how, reply = support.how, support.reply or reply
+        if reply is None:
+            reply = await _ask(client, spec, "tools" if uses_tools else "plain", timeout_s=timeout_s)
+    except (LLMRequestError, LLMInfrastructureError) as exc:
+        raise ModelProbeError(_describe(name, roles, uses_tools, spec.endpoint, exc)) from exc
+    return ProbeReport(name, roles, client.spec(name).capabilities, how, reply.model, time.perf_counter() - started)
+
+
+def _describe(name: str, roles: tuple[str, ...], tools: bool, endpoint: str, exc: LLMError) -> str:
+    """One actionable line for a failed preflight request."""
+    who = f"model {name!r} ({', '.join(roles)}) at {endpoint}"
+    if isinstance(exc, LLMAuthError):
+        return f"{who} refused the API key ({_short(exc)}); check the key variable of that model"
+    if isinstance(exc, LLMInfrastructureError):
+        return f"{who} is unreachable ({_short(exc)}); start the server or check the URL and the network"
+    text = _short(exc)
+    if isinstance(exc, LLMRequestError) and exc.status == 404 or "model" in text.lower() and not tools:
+        return f"{who} rejected the request ({text}); is the model name right for that endpoint?"
+    if tools:
+        return (f"{who} rejected a request with a tool definition ({text}); the role needs tool calling. "
+                f"{_TOOLS_HINT}, or check the model name")
+    return f"{who} rejected the request ({text})"
 
 
 def _short(exc: Exception, limit: int = 160) -> str:
@@ -146,4 +278,5 @@ def _short(exc: Exception, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["PROBE_TIMEOUT_S", "ToolSupport", "check_tool_support", "fetch_props", "probe_capabilities", "props_url"]
+__all__ = ["PREFLIGHT_TIMEOUT_S", "PROBE_TIMEOUT_S", "ModelProbeError", "ProbeReport", "ToolSupport",
+           "check_tool_support", "fetch_props", "probe_capabilities", "probe_models", "props_url"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import random
 import sys
 import time
@@ -28,6 +29,7 @@ from utils.llm.errors import (
     LLMTimeoutError,
 )
 
+log = logging.getLogger("utils.llm")
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 FailureKind = Literal["timeout", "connection", "rate_limit", "server", "auth", "request", "other"]
@@ -234,7 +236,12 @@ async def with_retries(
             if delay is not None and deadline is not None and time.monotonic() + delay >= deadline:
                 delay = None
             if delay is None:
-                raise to_llm_error(exc, decision, attempt) from exc
+                error = to_llm_error(exc, decision, attempt)
+                if isinstance(error, LLMInfrastructureError):
+                    log.warning("LLM request failed for good after %d attempt(s): %s", attempt, error)
+                raise error from exc
+            log.warning("LLM request failed (%s: %s); retry %d in %.1f s", decision.kind, decision.message[:200],
+                        attempt, delay)
             if on_retry is not None:
                 on_retry(attempt, decision, delay)
             await sleep(delay)

@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hang-s", type=float, default=30.0, help="how long an injected timeout holds a request")
     parser.add_argument("--script", help="JSON file of planner plans: {\"plans\": [{\"match\", \"steps\"}]}")
     parser.add_argument("--models", default="stub", help="comma-separated names listed by /v1/models")
+    parser.add_argument("--strict-models", action="store_true", help="404 for a model not in --models")
+    parser.add_argument("--api-key", default=None, help="require this bearer key (401 otherwise)")
+    parser.add_argument("--no-tools", action="store_true", help="400 for a request with tools (no tool calling)")
     parser.add_argument("--log-level", default="warning")
     return parser
 
@@ -47,6 +50,7 @@ def config_from_args(args: argparse.Namespace) -> StubConfig:
         latency_ms=parse_latency(args.latency_ms), faults=FaultRates(**rates), seed=args.seed,
         retry_after_s=args.retry_after, hang_s=args.hang_s, plans=load_plans(args.script) if args.script else [],
         models=tuple(m.strip() for m in args.models.split(",") if m.strip()) or ("stub",),
+        strict_models=args.strict_models, api_key=args.api_key, tools=not args.no_tools,
     )
 
 

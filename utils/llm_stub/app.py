@@ -199,6 +199,17 @@ class StubServer:
         })
 
 
+def _refusal(config: StubConfig, body: dict[str, Any], authorization: str | None) -> JSONResponse | None:
+    """What a real server refuses before answering: a wrong key, an unknown model, tools it cannot handle."""
+    if config.api_key is not None and authorization != f"Bearer {config.api_key}":
+        return _error(401, "invalid_api_key", "stub: incorrect API key provided")
+    if config.strict_models and body.get("model") not in config.models:
+        return _error(404, "model_not_found", f"stub: the model {body.get('model')!r} does not exist")
+    if not config.tools and body.get("tools"):
+        return _error(400, "invalid_request_error", "stub: tools are not supported by this server")
+    return None
+
+
 def create_app(config: StubConfig | None = None) -> FastAPI:
     """Build the stub app; `app.state.stub` is its `StubServer`."""
     stub = StubServer(config or StubConfig())
@@ -215,6 +226,10 @@ def create_app(config: StubConfig | None = None) -> FastAPI:
             return _error(400, "invalid_request_error", "the body must be a JSON object")
         if body.get("stream"):
             return _error(400, "invalid_request_error", "the stub does not stream; send stream=false")
+        refusal = _refusal(stub.config, body, request.headers.get("authorization"))
+        if refusal is not None:
+            stub.stats.statuses[refusal.status_code] += 1
+            return refusal
         return await stub.complete(body, request.headers.get(tags.ROLE_HEADER))
 
     @app.get("/v1/models")

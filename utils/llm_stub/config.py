@@ -59,7 +59,13 @@ class StubConfig:
     plans: list[dict[str, Any]] = field(default_factory=list)
     """Scripted planner plans (see `utils.llm_stub.planner`)."""
     models: tuple[str, ...] = ("stub",)
-    """Names listed by `/v1/models` (every name is accepted by `/v1/chat/completions`)."""
+    """Names listed by `/v1/models` (every name is accepted by `/v1/chat/completions` unless `strict_models`)."""
+    strict_models: bool = False
+    """Answer 404 `model_not_found` for a model not in `models`, as a real server does."""
+    api_key: str | None = None
+    """Require `Authorization: Bearer <api_key>` (401 otherwise)."""
+    tools: bool = True
+    """Accept tool definitions; False answers 400 to a request with tools (a server without tool calling)."""
 
 
 def parse_latency(text: str) -> tuple[float, float]:

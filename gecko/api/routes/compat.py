@@ -4,42 +4,53 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body
 
-from gecko.api.deps import ContextDep, SessionHeaderDep, parse_body
-from gecko.api.models import InitStateBody, RealCallsBody, StateBody
+from gecko.api.deps import ContextDep, GeckoRoute, SessionHeaderDep
+from gecko.api.models import (
+    InitStateBody,
+    RealCallsBody,
+    RealSyncPublic,
+    SessionIdPublic,
+    SessionStatePublic,
+    StateBody,
+    StateInitPublic,
+    StateSetPublic,
+)
+from gecko.api.openapi import BODY_PROBLEMS, SESSION_PROBLEMS, problem_responses
 from gecko.api.problems import ProblemError
+from gecko.pipeline.faults import synced_config
 from gecko.pipeline.stages import RealCall
 from gecko.pipeline.state.rules import RulesStateUpdater
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.service import create_session, deep_merge_defaults, mutate_session
 
-router = APIRouter(tags=["compat"])
+router = APIRouter(tags=["compat"], route_class=GeckoRoute)
+_CHANGES = problem_responses(*SESSION_PROBLEMS, *BODY_PROBLEMS, 409)
 
 
-@router.get("/session-id")
-async def session_id(ctx: ContextDep) -> dict[str, str]:
+@router.get("/session-id", responses=problem_responses(503))
+async def session_id(ctx: ContextDep) -> SessionIdPublic:
     """Create a session with the default config and return its id."""
     record = await create_session(ctx.store, {}, {})
-    return {"session_id": record.id, "message": "send this id in the X-Session-ID header"}
+    return SessionIdPublic(session_id=record.id, message="send this id in the X-Session-ID header")
 
 
-@router.post("/set-session-state")
-async def set_session_state(request: Request, sid: SessionHeaderDep, ctx: ContextDep) -> dict[str, Any]:
+@router.post("/set-session-state", responses=_CHANGES)
+async def set_session_state(body: StateBody, sid: SessionHeaderDep, ctx: ContextDep) -> StateSetPublic:
     """Replace the session's state: `{"state": {...}}`."""
-    body = await parse_body(request, StateBody)
 
     async def change(record: SessionRecord) -> Commit:
         return Commit(state=body.state, history={"tool": "#set-session-state", "status": 200, "access": "write"})
 
     _, version = await mutate_session(ctx.store, sid, change)
-    return {"message": "state set", "version": version}
+    return StateSetPublic(message="state set", version=version)
 
 
-@router.post("/init-session-state")
-async def init_session_state(request: Request, sid: SessionHeaderDep, ctx: ContextDep) -> dict[str, Any]:
-    """Merge each involved toolkit's declared default state under its name; the given state wins."""
-    body = await parse_body(request, InitStateBody, optional=True)
+@router.post("/init-session-state", responses=_CHANGES)
+async def init_session_state(sid: SessionHeaderDep, ctx: ContextDep,
+                             body: InitStateBody = Body(default_factory=InitStateBody)) -> StateInitPublic:
+    """Merge each involved toolkit's declared default state under its name; the given state wins (body optional)."""
     names = body.involved_classes
     if names is not None:
         unknown = [n for n in names if ctx.registry.toolkit(n) is None]
@@ -62,25 +73,25 @@ async def init_session_state(request: Request, sid: SessionHeaderDep, ctx: Conte
                                             "usage": usage})
 
     record, version = await mutate_session(ctx.store, sid, change)
-    return {"message": "state initialised", "version": version, "state": record.state}
+    return StateInitPublic(message="state initialised", version=version, state=record.state)
 
 
-@router.get("/get-session-state")
-async def get_session_state(sid: SessionHeaderDep, ctx: ContextDep) -> dict[str, Any]:
+@router.get("/get-session-state", responses=problem_responses(*SESSION_PROBLEMS))
+async def get_session_state(sid: SessionHeaderDep, ctx: ContextDep) -> SessionStatePublic:
+    """The session's current state and its version."""
     record = await ctx.store.get(sid)
     if record is None:
         raise SessionNotFound(sid)
-    return {"state": record.state, "version": record.version}
+    return SessionStatePublic(state=record.state, version=record.version)
 
 
-@router.post("/update-state-from-real")
-async def update_state_from_real(request: Request, sid: SessionHeaderDep, ctx: ContextDep) -> dict[str, Any]:
+@router.post("/update-state-from-real", responses=_CHANGES)
+async def update_state_from_real(body: RealCallsBody, sid: SessionHeaderDep, ctx: ContextDep) -> RealSyncPublic:
     """Fold real tool results into the state: reads under `observed`, writes through the state updater."""
-    body = await parse_body(request, RealCallsBody)
     calls = []
     for call in body.calls():
         op = None
-        if call.toolkit:
+        if call.toolkit is not None:
             tk = ctx.registry.toolkit(call.toolkit)
             if tk is None:
                 raise ProblemError(422, "Unknown toolkit", f"unknown toolkit {call.toolkit!r} in tool call "
@@ -100,10 +111,11 @@ async def update_state_from_real(request: Request, sid: SessionHeaderDep, ctx: C
     async def change(record: SessionRecord) -> Commit:
         usage: list[dict[str, Any]] = []
         result = await updater.apply_real(record.state, calls, usage)
-        return Commit(state=result.state, patch=result.patch, history={
+        return Commit(state=result.state, patch=result.patch,
+                      config=synced_config(ctx.runner.faults, record.config, [c.access for c in calls]), history={
             "tool": "#update-state-from-real", "status": 200, "access": "write", "usage": usage,
             "real_calls": [{"name": c.name, "toolkit": c.toolkit, "access": c.access} for c in calls],
             "engines": {"state": {"engine": result.engine, "fallback": result.fallback}}})
 
     record, version = await mutate_session(ctx.store, sid, change)
-    return {"success": True, "version": version, "updated_state": record.state}
+    return RealSyncPublic(success=True, version=version, updated_state=record.state)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from gecko.api.deps import ContextDep
+from gecko.api.models import HealthPublic
 from gecko.api.security import AUTHORIZED_STATE
 from gecko.pipeline.engines import llm_metrics_text, role_endpoints
 from utils.roles import SERVER_ROLES
@@ -16,7 +17,7 @@ from utils.roles import SERVER_ROLES
 router = APIRouter(tags=["health"])
 
 
-@router.get("/health")
+@router.get("/health", response_model=HealthPublic, response_model_exclude_none=True)
 async def health(request: Request, ctx: ContextDep) -> dict:
     """Status, models of every role (with the endpoint's capabilities, probed or declared), engines, store,
     toolkit counts and live workers (runners preflight on this).

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import jsonpatch
 from fastapi import APIRouter, Query
+from pydantic import StringConstraints
 
-from gecko.api.deps import ContextDep
+from gecko.api.deps import MAX_INT64, ContextDep
+from gecko.api.openapi import problem_responses
 from gecko.api.problems import ProblemError
 from gecko.api.view_models import (
     DiffPublic,
@@ -19,6 +21,7 @@ from gecko.api.view_models import (
     TreePublic,
 )
 from gecko.sessions.listing import (
+    CURSOR_PATTERN,
     JUDGE_ENTRY,
     STATUSES,
     VERDICT_STATUSES,
@@ -34,6 +37,9 @@ from gecko.sessions.model import SessionNotFound, SessionRecord
 from gecko.sessions.store import SessionStore
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
+LABEL_FILTER = r"^[^=]+="
+"""A label filter is `KEY=VALUE` with a non-empty key (the value may be empty)."""
+STATUS_FILTER = "^(" + "|".join(STATUSES) + ")$"
 TREE_DEPTH = 4
 """Levels of forks shown under the root of a tree."""
 TREE_CHILDREN = 200
@@ -48,18 +54,12 @@ def _query(labels: list[str], toolkit: str | None, status: str | None, parent: s
            cursor: str | None) -> SessionQuery:
     tags: list[str] = []
     for label in labels:
-        key, sep, value = label.partition("=")
-        if not sep or not key:
-            raise ProblemError(422, "Invalid label filter", f"label filter {label!r} is not KEY=VALUE",
-                               "invalid-filter")
+        key, _, value = label.partition("=")
         tags.append(label_tag(key, value))
     if toolkit:
         tags.append(toolkit_tag(toolkit))
     if parent:
         tags.append(parent_tag(parent))
-    if status is not None and status not in STATUSES:
-        raise ProblemError(422, "Invalid status filter", f"status must be one of {', '.join(STATUSES)}",
-                           "invalid-filter")
     try:
         decoded = decode_cursor(cursor)
     except ValueError as exc:
@@ -68,15 +68,16 @@ def _query(labels: list[str], toolkit: str | None, status: str | None, parent: s
     return SessionQuery(tuple(tags), status, limit, decoded)
 
 
-@router.get("", response_model=SessionListPublic)
+@router.get("", response_model=SessionListPublic, responses=problem_responses(422, 503))
 async def list_sessions(
     ctx: ContextDep,
-    label: list[str] = Query(default_factory=list, description="KEY=VALUE; repeat for several (all must hold)"),
+    label: list[Annotated[str, StringConstraints(pattern=LABEL_FILTER)]] = Query(
+        default_factory=list, description="KEY=VALUE; repeat for several (all must hold)"),
     toolkit: str | None = Query(None, description="sessions of this toolkit (configured, or called)"),
-    status: str | None = Query(None, description=f"one of {', '.join(STATUSES)}"),
+    status: str | None = Query(None, description=f"one of {', '.join(STATUSES)}", pattern=STATUS_FILTER),
     parent: str | None = Query(None, description="forks of this session"),
     limit: int = Query(50, ge=1, le=500),
-    cursor: str | None = Query(None, description="next_cursor of the previous page"),
+    cursor: str | None = Query(None, description="next_cursor of the previous page", pattern=CURSOR_PATTERN),
 ) -> SessionListPublic:
     """Live sessions, newest first, one page at a time (keyset pages: cheap at any depth)."""
     page = await ctx.store.list_sessions(_query(label, toolkit, status, parent, limit, cursor))
@@ -125,7 +126,7 @@ async def _node(store: SessionStore, summary: SessionSummary, depth: int, budget
                           truncated=truncated)
 
 
-@router.get("/{session_id}/tree", response_model=TreePublic)
+@router.get("/{session_id}/tree", response_model=TreePublic, responses=problem_responses(404, 503))
 async def tree(session_id: str, ctx: ContextDep) -> TreePublic:
     """The fork tree the session belongs to: its root (followed up through live parents) and every fork under
     it, oldest first, each with its labels, note, status and the judge's last verdict (a GATS turn: the base
@@ -143,8 +144,8 @@ async def tree(session_id: str, ctx: ContextDep) -> TreePublic:
     return TreePublic(session_id=session_id, root=root, path=path[::-1])
 
 
-@router.get("/{session_id}/diff", response_model=DiffPublic)
-async def diff(session_id: str, ctx: ContextDep, version: int = Query(..., ge=1)) -> DiffPublic:
+@router.get("/{session_id}/diff", response_model=DiffPublic, responses=problem_responses(404, 422, 503))
+async def diff(session_id: str, ctx: ContextDep, version: int = Query(..., ge=1, le=MAX_INT64)) -> DiffPublic:
     """What version `version` changed: the JSON Patch (RFC 6902) from version `version - 1` to it."""
     record = await _record(ctx.store, session_id)
     if version > record.version:

@@ -5,21 +5,25 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Body, Query, Response
 
-from gecko.api.deps import MAX_INT64, ContextDep, parse_body
+from gecko.api.deps import MAX_INT64, ContextDep, GeckoRoute
 from gecko.api.models import (
     ChecklistPublic,
     ChecklistRequest,
     FaultsPublic,
     ForkRequest,
+    HistoryPublic,
     ItemVerdictPublic,
     JudgePublic,
     JudgeRequest,
     SessionConfig,
     SessionCreate,
     SessionPublic,
+    StateAtPublic,
+    UsagePublic,
 )
+from gecko.api.openapi import BODY_PROBLEMS, problem_responses
 from gecko.api.problems import ProblemError
 from gecko.pipeline.faults import (
     CONSTRAINTS_KEY,
@@ -37,7 +41,9 @@ from gecko.sessions.service import create_session, fork_session, mutate_session
 from utils.faults import FaultPolicy
 from utils.jsonutil import content_hash
 
-router = APIRouter(prefix="/sessions", tags=["sessions"])
+router = APIRouter(prefix="/sessions", tags=["sessions"], route_class=GeckoRoute)
+_SESSION = problem_responses(404, 503)
+_SESSION_BODY = problem_responses(404, 503, *BODY_PROBLEMS)
 
 
 MAX_RECORDED_ANSWER = 4000
@@ -73,10 +79,9 @@ async def load(ctx: ContextDep, session_id: str) -> SessionRecord:
     return record
 
 
-@router.post("", status_code=201, response_model=SessionPublic)
-async def create(request: Request, ctx: ContextDep) -> SessionPublic:
+@router.post("", status_code=201, response_model=SessionPublic, responses=problem_responses(503, *BODY_PROBLEMS))
+async def create(ctx: ContextDep, body: SessionCreate = Body(default_factory=SessionCreate)) -> SessionPublic:
     """Create a session; body (optional): `{"config": {...}, "state": {...}}`."""
-    body = await parse_body(request, SessionCreate, optional=True)
     check_toolkits(ctx, body.config)
     config = body.config.model_dump(exclude_none=True, exclude_defaults=True)
     if body.config.faults is not None:
@@ -84,52 +89,53 @@ async def create(request: Request, ctx: ContextDep) -> SessionPublic:
     return session_public(await create_session(ctx.store, config, body.state))
 
 
-@router.get("/{session_id}", response_model=SessionPublic)
+@router.get("/{session_id}", response_model=SessionPublic, responses=_SESSION)
 async def read(session_id: str, ctx: ContextDep) -> SessionPublic:
+    """The session: config, current state and version, timestamps."""
     return session_public(await load(ctx, session_id))
 
 
-@router.get("/{session_id}/history")
+@router.get("/{session_id}/history", responses=problem_responses(404, 422, 503))
 async def history(session_id: str, ctx: ContextDep, limit: int = Query(100, ge=1, le=10000),
-                  offset: int = Query(0, ge=0, le=MAX_INT64)) -> dict[str, Any]:
+                  offset: int = Query(0, ge=0, le=MAX_INT64)) -> HistoryPublic:
     """Every call of the session: request, validation outcome, response, engines, timings, usage."""
     await load(ctx, session_id)
     calls = await ctx.store.history(session_id, limit, offset)
-    return {"session_id": session_id, "offset": offset, "calls": calls}
+    return HistoryPublic(session_id=session_id, offset=offset, calls=calls)
 
 
-@router.get("/{session_id}/state")
-async def state_at(session_id: str, ctx: ContextDep, version: int | None = Query(None, ge=0, le=MAX_INT64)) -> dict[str, Any]:
+@router.get("/{session_id}/state", responses=problem_responses(404, 422, 503))
+async def state_at(session_id: str, ctx: ContextDep,
+                   version: int | None = Query(None, ge=0, le=MAX_INT64)) -> StateAtPublic:
     """The current state, or the state at `version` (rebuilt from its checkpoint and deltas).
 
     A version outside the retention window (`--max-versions`) is a 404 naming the versions kept.
     """
     record = await load(ctx, session_id)
     if version is None or version == record.version:
-        return {"session_id": session_id, "version": record.version, "state": record.state}
+        return StateAtPublic(session_id=session_id, version=record.version, state=record.state)
     state = await ctx.store.state_at(session_id, version, record.version)
-    return {"session_id": session_id, "version": version, "state": state}
+    return StateAtPublic(session_id=session_id, version=version, state=state)
 
 
-@router.get("/{session_id}/usage")
-async def usage(session_id: str, ctx: ContextDep) -> dict[str, Any]:
+@router.get("/{session_id}/usage", responses=_SESSION)
+async def usage(session_id: str, ctx: ContextDep) -> UsagePublic:
     """LLM usage of the session per role and model: calls, tokens, latency, cache hits, cost."""
     from utils.llm.usage import UsageAggregator
 
     await load(ctx, session_id)
     entries = await ctx.store.history(session_id, 100000, 0)
     records = [r for entry in entries for r in entry.get("usage") or []]
-    return {"session_id": session_id, **UsageAggregator(records).summary(), "faults": fault_summary(entries)}
+    return UsagePublic(session_id=session_id, **UsageAggregator(records).summary(), faults=fault_summary(entries))
 
 
-@router.post("/{session_id}/fork", status_code=201, response_model=SessionPublic)
-async def fork(session_id: str, request: Request, ctx: ContextDep) -> SessionPublic:
+@router.post("/{session_id}/fork", status_code=201, response_model=SessionPublic, responses=_SESSION_BODY)
+async def fork(session_id: str, ctx: ContextDep, body: ForkRequest = Body(default_factory=ForkRequest)) -> SessionPublic:
     """A new session with a copy of this one's state and config (GATS forks one per attempt).
 
     Optional body `{"faults": policy | null, "labels": {...}, "note": "..."}`: replace the inherited fault policy
     (and start its count afresh); labels over the parent's, and why the fork exists.
     """
-    body = await parse_body(request, ForkRequest, optional=True)
     replace = "faults" in body.model_fields_set
     return session_public(await fork_session(ctx.store, session_id,
                                              lambda config: forked_config(config, replace, body.faults),
@@ -144,7 +150,7 @@ def faults_public(ctx: ContextDep, record: SessionRecord, entries: list[dict[str
                         constraints=list(record.checklists.get(CONSTRAINTS_KEY) or []))
 
 
-@router.get("/{session_id}/faults", response_model=FaultsPublic)
+@router.get("/{session_id}/faults", response_model=FaultsPublic, responses=_SESSION)
 async def get_faults(session_id: str, ctx: ContextDep) -> FaultsPublic:
     """The fault policy in effect (the session's own, else the server's), its state and what it injected."""
     record = await load(ctx, session_id)
@@ -163,22 +169,22 @@ async def _set_faults(ctx: ContextDep, session_id: str, policy: FaultPolicy | No
     return faults_public(ctx, record, await ctx.store.history(session_id, 100000, 0))
 
 
-@router.put("/{session_id}/faults", response_model=FaultsPublic)
-async def put_faults(session_id: str, request: Request, ctx: ContextDep) -> FaultsPublic:
+@router.put("/{session_id}/faults", response_model=FaultsPublic, responses=_SESSION_BODY)
+async def put_faults(session_id: str, policy: FaultPolicy, ctx: ContextDep) -> FaultsPublic:
     """Attach a fault policy to the session (replacing its own; counts start afresh). `{"rules": []}` turns the
     server-wide policy off for this session."""
-    policy = await parse_body(request, FaultPolicy)
     return await _set_faults(ctx, session_id, policy)
 
 
-@router.delete("/{session_id}/faults", response_model=FaultsPublic)
+@router.delete("/{session_id}/faults", response_model=FaultsPublic, responses=_SESSION)
 async def delete_faults(session_id: str, ctx: ContextDep) -> FaultsPublic:
     """Remove the session's own policy (the server-wide one, if any, applies again)."""
     return await _set_faults(ctx, session_id, None)
 
 
-@router.delete("/{session_id}", status_code=204)
+@router.delete("/{session_id}", status_code=204, response_class=Response, responses=_SESSION)
 async def delete(session_id: str, ctx: ContextDep) -> Response:
+    """Delete the session with its history and versions."""
     if not await ctx.store.delete(session_id):
         raise SessionNotFound(session_id)
     return Response(status_code=204)
@@ -207,10 +213,9 @@ def checklist_entry(usage: list[dict[str, Any]], error: str | None = None) -> di
     return entry
 
 
-@router.post("/{session_id}/checklist", response_model=ChecklistPublic)
-async def checklist(session_id: str, request: Request, ctx: ContextDep) -> ChecklistPublic:
+@router.post("/{session_id}/checklist", response_model=ChecklistPublic, responses={**_SESSION_BODY, **problem_responses(409, 502)})
+async def checklist(session_id: str, body: ChecklistRequest, ctx: ContextDep) -> ChecklistPublic:
     """Checklist for a task (cached per session and task): `{"task", "previous_tasks"?}`."""
-    body = await parse_body(request, ChecklistRequest)
     key = content_hash(body.task, body.previous_tasks)
     produced: dict[str, Any] = {}
     usage: list[dict[str, Any]] = []
@@ -239,16 +244,15 @@ async def checklist(session_id: str, request: Request, ctx: ContextDep) -> Check
     return ChecklistPublic(**produced, usage=usage)
 
 
-@router.post("/{session_id}/judge", response_model=JudgePublic)
-async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePublic:
-    """Verify each checklist item against state, calls, responses and the agent's answer."""
-    body = await parse_body(request, JudgeRequest, optional=True)
+@router.post("/{session_id}/judge", response_model=JudgePublic, responses={**_SESSION_BODY, **problem_responses(409, 502)})
+async def judge(session_id: str, ctx: ContextDep, body: JudgeRequest = Body(default_factory=JudgeRequest)) -> JudgePublic:
+    """Verify each checklist item against state, calls, responses and the agent's answer (body optional)."""
     record = await load(ctx, session_id)
     last = record.checklists.get(record.checklists.get("_last", ""), {})
     task = body.task or last.get("task")
     if not task:
-        raise ProblemError(422, "No task", "give `task` or create a checklist first with POST "
-                           f"/sessions/{session_id}/checklist", "missing-task")
+        raise ProblemError(409, "No task", "the session has no checklist yet: give `task`, or create a checklist "
+                           f"first with POST /sessions/{session_id}/checklist", "missing-task")
     usage: list[dict[str, Any]] = []
     entry: dict[str, Any] = {"tool": JUDGE_ENTRY, "at": time.time(), "task": task, "access": "read",
                              "agent_response": (body.agent_response or "")[:MAX_RECORDED_ANSWER] or None,
@@ -269,7 +273,9 @@ async def judge(session_id: str, request: Request, ctx: ContextDep) -> JudgePubl
         calls = [compact_call(e) for e in entries if is_tool_call(e)]
         data = JudgeInput(task=task, checklist=items, state=record.state, calls=calls,
                           agent_response=body.agent_response, tools=_tools_of(ctx, calls), usage=usage,
-                          expects_tool_call=body.expects_tool_call)
+                          expects_tool_call=body.expects_tool_call,
+                          call_messages=[c.get("message") for c in calls] if any("message" in c for c in calls)
+                          else None)
         result = await ctx.engines.judge.judge(data)
     except JudgeFailure as exc:  # recorded as no verdict (its LLM calls accounted), then a 502 problem
         entry.update(status=502, error=str(exc), timings_ms={"judge": round((time.perf_counter() - started) * 1000, 3)},

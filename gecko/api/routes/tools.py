@@ -4,13 +4,22 @@ own `{method} [/{toolkit}]{path}`. Unknown tool → 404 with the nearest names; 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from fastapi.routing import APIRoute
 
 from gecko.api.arguments import arguments_from_request
-from gecko.api.deps import SESSION_HEADER, get_context, read_json, require_session_header
+from gecko.api.deps import (
+    MESSAGE_HEADER,
+    SESSION_HEADER,
+    get_context,
+    message_header,
+    read_json,
+    require_session_header,
+)
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.responses import FastJSONResponse
 from gecko.pipeline.runner import CallOutcome
@@ -57,7 +66,8 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
 
 async def _call(request: Request, operation: Operation, arguments: Any) -> Response:
     session_id = require_session_header(request.headers.get(SESSION_HEADER))
-    outcome = await get_context(request).runner.run(session_id, operation, arguments)
+    message = message_header(request.headers.get(MESSAGE_HEADER))
+    outcome = await get_context(request).runner.run(session_id, operation, arguments, message=message)
     return _render(operation, outcome, session_id)
 
 
@@ -66,12 +76,11 @@ async def _serve_operation_id(request: Request) -> Response:
     return await call_by_operation_id(params["toolkit"], params["operation_id"], request)
 
 
-# Served by a plain Starlette route (no FastAPI parameter solving on the hot path); the FastAPI route
-# below, never reached, documents it in the OpenAPI schema.
+# Served by a plain Starlette route (no FastAPI parameter solving on the hot path); Gecko's OpenAPI document
+# lists every loaded tool as its own operation instead (gecko.api.openapi).
 router.add_route("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POST"], include_in_schema=False)
 
 
-@router.post("/{toolkit}/{operation_id}")
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
     """Call a tool by operationId; the JSON body is the arguments object."""
     registry = get_context(request).registry
@@ -100,18 +109,57 @@ async def _call_by_path(request: Request, fallback: ToolNotFound | None = None) 
     except MethodNotAllowed as exc:
         if fallback is not None and request.method == "POST":
             raise fallback from None
-        raise ProblemError(405, "Method not allowed", f"{exc}; allowed: {', '.join(exc.allowed)}",
-                           "method-not-allowed", headers={"Allow": ", ".join(exc.allowed)}) from exc
+        raise _method_not_allowed(request, exc.allowed) from exc
     if match is None:
-        if fallback is not None:
+        allowed = _gecko_methods(request)
+        if fallback is not None and not allowed:  # a path of Gecko's own with another method: 405, not 404
             raise fallback
+        if allowed or _operation_at(request) is not None:
+            raise _method_not_allowed(request, allowed)
         raise ToolNotFound(f"no tool or endpoint at {request.method} {request.url.path}", [])
     operation = match.operation
     body = None
     if request.method not in ("GET", "HEAD", "DELETE", "OPTIONS") or request.headers.get("content-length"):
         body = await read_json(request, default=None) if await _has_body(request) else None
+    if body is None and operation.body_mode != "none" and operation.body_required:
+        raise ProblemError(422, "Invalid tool arguments", f"{request.method} {operation.path} needs a request body",
+                           "invalid-arguments", tool=operation.tool_name, errors=[{
+                               "pointer": "", "keyword": "required", "message": "The request body is required.",
+                               "source": "syntactic"}])
     arguments = arguments_from_request(operation, match.path_params, request.query_params, request.headers, body)
     return await _call(request, operation, arguments)
+
+
+def _method_not_allowed(request: Request, allowed: list[str]) -> ProblemError:
+    """405 listing every method the path takes: a tool's `POST /{toolkit}/{operationId}` included."""
+    methods = set(allowed) | ({"POST"} if _operation_at(request) is not None else set())
+    listed = ", ".join(sorted(methods))
+    return ProblemError(405, "Method not allowed", f"{request.method} is not allowed on {request.url.path}; "
+                        f"allowed: {listed}", "method-not-allowed", headers={"Allow": listed})
+
+
+def _operation_at(request: Request) -> Operation | None:
+    """The tool whose `/{toolkit}/{operationId}` is this request's path, if any."""
+    parts = request.url.path.strip("/").split("/")
+    if len(parts) != 2:
+        return None
+    try:
+        return get_context(request).registry.get(*parts)
+    except ToolNotFound:
+        return None
+
+
+def _gecko_methods(request: Request) -> list[str]:
+    """The methods Gecko's own routes serve on this request's path (empty when none matches it)."""
+    path = request.url.path
+    return sorted({method for regex, methods in request.app.state.gecko_routes if regex.match(path)
+                   for method in methods})
+
+
+def own_routes(routers: list[APIRouter]) -> list[tuple[re.Pattern[str], set[str]]]:
+    """(path pattern, methods) of every route of `routers`: what `_gecko_methods` answers 405s from."""
+    return [(route.path_regex, set(route.methods or ())) for router in routers for route in router.routes
+            if isinstance(route, APIRoute)]
 
 
 async def _has_body(request: Request) -> bool:

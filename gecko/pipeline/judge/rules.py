@@ -11,13 +11,15 @@ check, and fails an attempt when
    with the tool's own error): a plain-text answer to such a task is not a success, however well written;
 5. an accepted call repeats an earlier accepted call (same tool, same arguments) with no accepted write
    call between them: the repeat did nothing new (a read of unchanged state, or the same write twice, as
-   a model that loops does).
+   a model that loops does). Identical calls issued in one model message (parallel calls, when the caller
+   says which message issued each call) are deliberate and not repeats.
 
 Otherwise every item is `success`. It never claims more than that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from gecko.pipeline.stages import ChecklistItem, ItemStatus, ItemVerdict, JudgeInput, JudgeResult
@@ -37,20 +39,34 @@ def unrecovered_faults(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return unrecovered
 
 
-def repeated_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Accepted calls identical (tool and arguments) to an earlier accepted one, with no accepted write between."""
-    seen: set[str] = set()
+def _tool_names(calls: list[dict[str, Any]]) -> str:
+    """The distinct tools of these calls, sorted, for a reason sentence."""
+    return ", ".join(sorted({str(c.get("tool")) for c in calls}))
+
+
+def repeated_calls(calls: list[dict[str, Any]], messages: Sequence[str | int | None] | None = None,
+                   ) -> list[dict[str, Any]]:
+    """Accepted calls identical (tool and arguments) to an earlier accepted one, with no accepted write between.
+
+    `messages` (one per call, when known; None for a call whose message is unknown) says which model message
+    issued each call: an identical call from the same message as the earlier one is a deliberate parallel call,
+    not a repeat."""
+    if messages is not None and len(messages) != len(calls):
+        messages = None
+    seen: dict[str, str | int | None] = {}  # call key → the message that first made it
     repeats: list[dict[str, Any]] = []
-    for call in calls:
+    for index, call in enumerate(calls):
         if call.get("status") != 200:
             continue
+        message = messages[index] if messages is not None else None
         key = content_hash(call.get("tool"), call.get("arguments"))
         if key in seen:
-            repeats.append(call)
+            if message is None or seen[key] is None or seen[key] != message:
+                repeats.append(call)
         elif call.get("access") == "write":
-            seen = {key}  # a write changes what later calls see: earlier reads may be made again
+            seen = {key: message}  # a write changes what later calls see: earlier reads may be made again
         else:
-            seen.add(key)
+            seen[key] = message
     return repeats
 
 
@@ -67,15 +83,13 @@ class RulesJudge:
         rejected = [c for c in data.calls if c.get("status") != 200 and not c.get("tool_error") and not c.get("fault")]
         blocked = unrecovered_faults(data.calls)
         accepted = [c for c in data.calls if c.get("status") == 200 or c.get("tool_error")]
-        repeats = repeated_calls(data.calls)
+        repeats = repeated_calls(data.calls, data.call_messages)
         status: ItemStatus
         if rejected:
-            names = ", ".join(sorted({str(c.get("tool")) for c in rejected}))
-            reason = f"{len(rejected)} call(s) were rejected ({names}); fix them as the validation errors say."
+            reason = f"{len(rejected)} call(s) were rejected ({_tool_names(rejected)}); fix them as the validation errors say."
             status = "failed"
         elif blocked:
-            names = ", ".join(sorted({str(c.get("tool")) for c in blocked}))
-            reason = (f"{len(blocked)} call(s) did not go through ({names}): the service failed them and no later "
+            reason = (f"{len(blocked)} call(s) did not go through ({_tool_names(blocked)}): the service failed them and no later "
                       "identical call succeeded.")
             status = "failed"
         elif not data.calls and not (data.agent_response or "").strip():
@@ -85,8 +99,7 @@ class RulesJudge:
                       "does what the user asked.")
             status = "failed"
         elif repeats:
-            names = ", ".join(sorted({str(c.get("tool")) for c in repeats}))
-            reason = (f"{len(repeats)} call(s) repeat an earlier identical call ({names}) with nothing changed in "
+            reason = (f"{len(repeats)} call(s) repeat an earlier identical call ({_tool_names(repeats)}) with nothing changed in "
                       "between; make each call once.")
             status = "failed"
         else:

@@ -5,13 +5,14 @@ The sentences say which argument, what is wrong and what is allowed — never th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
 from gecko.toolkits.model import Operation
+from utils.jsonutil import json_pointer
 from utils.schema.formats import FORMAT_HINTS
 
 MAX_ERRORS = 50
@@ -31,10 +32,6 @@ class Violation:
 
     def public(self) -> dict[str, str]:
         return {"pointer": self.pointer, "keyword": self.keyword, "message": self.message}
-
-
-def _pointer(parts: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _label(parts: list[Any]) -> str:
@@ -73,6 +70,55 @@ def _choices(values: list[Any], limit: int = 20) -> str:
     return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
 
+Message = Callable[[str, Any, ValidationError], str]
+"""(label of the failing argument, the keyword's value in the schema, the error) → the violation's sentence."""
+
+
+def _type_message(label: str, value: Any, error: ValidationError) -> str:
+    kind = _kind(error.instance)
+    return f"{label} must be {_types(value)}, not {TYPE_NAMES.get(kind, kind)}."
+
+
+def _one_of_message(label: str, value: Any, error: ValidationError) -> str:
+    return (f"{label} must match exactly one of {len(value)} allowed shapes; it matches "
+            f"{'none' if not _matches_any(error) else 'more than one'}.{_branch_hint(error)}")
+
+
+def _other(label: str, value: Any, error: ValidationError) -> str:
+    return f"{label}: {error.message}."
+
+
+_MESSAGES: dict[str, Message] = {
+    "type": _type_message,
+    "enum": lambda label, value, error: f"{label} must be one of: {_choices(list(value))}.",
+    "const": lambda label, value, error: f"{label} must be exactly {value!r}.",
+    "minimum": lambda label, value, error: f"{label} must be ≥ {value}.",
+    "maximum": lambda label, value, error: f"{label} must be ≤ {value}.",
+    "exclusiveMinimum": lambda label, value, error: f"{label} must be > {value}.",
+    "exclusiveMaximum": lambda label, value, error: f"{label} must be < {value}.",
+    "multipleOf": lambda label, value, error: f"{label} must be a multiple of {value}.",
+    "minLength": lambda label, value, error: f"{label} must have at least {value} characters.",
+    "maxLength": lambda label, value, error: f"{label} must have at most {value} characters.",
+    "pattern": lambda label, value, error: f"{label} must match the regular expression {value}.",
+    "format": lambda label, value, error: f"{label} must be {FORMAT_HINTS.get(value, f'in {value} format')}.",
+    "minItems": lambda label, value, error: f"{label} must have at least {value} items.",
+    "maxItems": lambda label, value, error: f"{label} must have at most {value} items.",
+    "uniqueItems": lambda label, value, error: f"{label} must not contain duplicate items.",
+    "minProperties": lambda label, value, error: f"{label} must have at least {value} properties.",
+    "maxProperties": lambda label, value, error: f"{label} must have at most {value} properties.",
+    "oneOf": _one_of_message,
+    "anyOf": lambda label, value, error: (f"{label} must match at least one of {len(value)} allowed shapes."
+                                          f"{_branch_hint(error)}"),
+    "allOf": lambda label, value, error: f"{label} must satisfy all of its constraints.",
+    "not": lambda label, value, error: f"{label} has a value that is not allowed here.",
+    "dependentRequired": _other,
+    "contains": lambda label, value, error: f"{label} must contain at least one matching item.",
+    "propertyNames": lambda label, value, error: f"{label} has a property name that is not allowed.",
+    "false": lambda label, value, error: f"{label} is not accepted.",
+}
+"""The sentence of each keyword's violation (built once, not per error)."""
+
+
 def _violations(error: ValidationError, tool: str) -> list[Violation]:
     path = list(error.absolute_path)
     label = _label(path)
@@ -84,45 +130,17 @@ def _violations(error: ValidationError, tool: str) -> list[Violation]:
     if keyword == "required":
         missing = [name for name in value if isinstance(instance, dict) and name not in instance]
         where = "" if not path else f" in {label}"
-        return [Violation(_pointer([*path, name]), "required", f"Missing required argument '{name}'{where}.")
+        return [Violation(json_pointer([*path, name]), "required", f"Missing required argument '{name}'{where}.")
                 for name in missing]
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         allowed = sorted(schema.get("properties", {}))
         extra = sorted(k for k in (instance or {}) if k not in schema.get("properties", {}))
         hint = f" Allowed arguments: {', '.join(allowed)}." if allowed else " No other arguments are accepted."
         where = f"tool {tool}" if not path else label
-        return [Violation(_pointer([*path, name]), keyword, f"Unknown argument '{name}' is not accepted by {where}.{hint}")
-                for name in extra] or [Violation(_pointer(path), keyword, f"{label} has unexpected properties.")]
-    messages = {
-        "type": lambda: f"{label} must be {_types(value)}, not {TYPE_NAMES.get(_kind(error.instance), _kind(error.instance))}.",
-        "enum": lambda: f"{label} must be one of: {_choices(list(value))}.",
-        "const": lambda: f"{label} must be exactly {value!r}.",
-        "minimum": lambda: f"{label} must be ≥ {value}.",
-        "maximum": lambda: f"{label} must be ≤ {value}.",
-        "exclusiveMinimum": lambda: f"{label} must be > {value}.",
-        "exclusiveMaximum": lambda: f"{label} must be < {value}.",
-        "multipleOf": lambda: f"{label} must be a multiple of {value}.",
-        "minLength": lambda: f"{label} must have at least {value} characters.",
-        "maxLength": lambda: f"{label} must have at most {value} characters.",
-        "pattern": lambda: f"{label} must match the regular expression {value}.",
-        "format": lambda: f"{label} must be {FORMAT_HINTS.get(value, f'in {value} format')}.",
-        "minItems": lambda: f"{label} must have at least {value} items.",
-        "maxItems": lambda: f"{label} must have at most {value} items.",
-        "uniqueItems": lambda: f"{label} must not contain duplicate items.",
-        "minProperties": lambda: f"{label} must have at least {value} properties.",
-        "maxProperties": lambda: f"{label} must have at most {value} properties.",
-        "oneOf": lambda: f"{label} must match exactly one of {len(value)} allowed shapes; it matches "
-                         f"{'none' if not _matches_any(error) else 'more than one'}.{_branch_hint(error)}",
-        "anyOf": lambda: f"{label} must match at least one of {len(value)} allowed shapes.{_branch_hint(error)}",
-        "allOf": lambda: f"{label} must satisfy all of its constraints.",
-        "not": lambda: f"{label} has a value that is not allowed here.",
-        "dependentRequired": lambda: f"{label}: {error.message}.",
-        "contains": lambda: f"{label} must contain at least one matching item.",
-        "propertyNames": lambda: f"{label} has a property name that is not allowed.",
-        "false": lambda: f"{label} is not accepted.",
-    }
-    text = messages.get(keyword, lambda: f"{label}: {error.message}.")()
-    return [Violation(_pointer(path), keyword, text[0].upper() + text[1:])]
+        return [Violation(json_pointer([*path, name]), keyword, f"Unknown argument '{name}' is not accepted by {where}.{hint}")
+                for name in extra] or [Violation(json_pointer(path), keyword, f"{label} has unexpected properties.")]
+    text = _MESSAGES.get(keyword, _other)(label, value, error)
+    return [Violation(json_pointer(path), keyword, text[0].upper() + text[1:])]
 
 
 def _matches_any(error: ValidationError) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gecko.pipeline.world.records import created_record, is_error_body, new_id, updated_record
-from gecko.pipeline.world.store import ABSENT, Collection, collection, find, lookup, usable
+from gecko.pipeline.world.store import ABSENT, Collection, collection, find, index_stored, lookup, usable
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from gecko.toolkits.resources import array_items
 
@@ -75,16 +75,21 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
     records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
     target: tuple[str | int, ...]
+    previous = ABSENT
     if isinstance(records, dict):
-        key = str(record_id) if position is None else position
-        records[str(key)] = record
-        target = (*base, str(key))
+        key = str(record_id) if position is None else str(position)
+        previous = records.get(key, ABSENT)
+        records[key] = record
+        target = (*base, key)
     elif position is None:
         records.append(record)
         target = (*base, len(records) - 1)
     else:
+        previous = records[int(position)]
         records[int(position)] = record
         target = (*base, int(position))
+    if view.in_state and view.records is not None:
+        index_stored(view.records, records, resource.id_field, target[-1], previous)
     if not view.in_state:
         change.patch.append({"op": "add", "path": pointer(*base), "value": records})
     elif fields is not None and isinstance(record, Mapping):
@@ -112,7 +117,7 @@ def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: 
     view = collection(state, change.world, resource)
     proposed = response.get(resource.id_field, ABSENT) if isinstance(response, Mapping) else ABSENT
     record_id = proposed if proposed is not ABSENT and proposed is not None else new_id(
-        state, change.world, resource, view.records, ABSENT, lambda attempt: None, seed)
+        state, change.world, resource, view.records, ABSENT, lambda salt: None, seed)
     record = created_record(arguments, resource, record_id)
     if isinstance(response, Mapping):
         record.update({k: v for k, v in response.items()

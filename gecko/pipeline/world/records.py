@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gecko.pipeline.world.store import ABSENT, entries, lookup
+from gecko.pipeline.world.store import ABSENT, IdIndex, id_index, lookup
 from gecko.toolkits.model import ResourceBinding, WorldBinding
 from utils.jsonutil import content_hash
 
@@ -57,43 +57,43 @@ def overlay(base: Any, values: Mapping[str, Any], allowed: frozenset[str] | None
     return out
 
 
-def taken_ids(records: dict[str, Any] | list[Any] | None, id_field: str) -> set[str]:
-    """The ids in a collection, as text."""
-    return {str(rid) for _, rid, _ in entries(records, id_field)} if records is not None else set()
+_EMPTY = IdIndex({})
 
 
-def fallback_id(seed: str, taken: set[str]) -> str:
+def fallback_id(seed: str, taken: IdIndex) -> str:
     """A new id when neither the response nor a counter gives one: derived from the call, unique in the collection."""
     for attempt in range(ID_ATTEMPTS * 4):
         candidate = content_hash(seed, attempt)[:10].upper()
         if candidate not in taken:
             return candidate
-    return content_hash(seed, len(taken))[:16].upper()
+    return content_hash(seed, len(taken.first))[:16].upper()
 
 
 def new_id(state: Mapping[str, Any], world: WorldBinding, resource: ResourceBinding,
            records: dict[str, Any] | list[Any] | None, proposed: Any,
-           regenerate: Callable[[int], Any], seed: str) -> Any:
+           regenerate: Callable[[str], Any], seed: str) -> Any:
     """The id a create gives its record.
 
     The toolkit's counter when it has one; for integer ids, one more than the largest in the collection (1 for an
-    empty one); otherwise the generated id (`proposed`), drawn again (`regenerate(attempt)`) while it is taken; a
-    derived one when the response has no id at all.
+    empty one); otherwise the generated id (`proposed`), drawn again (`regenerate(salt)`) while it is taken; a
+    derived one when the response has no id at all. The draws are salted with the collection's size, so the same
+    create repeated in one session (same seed) finds a free id at its first draw, not after the draws of every
+    repetition before it.
     """
     if resource.counter:
         value, _ = lookup(state, world, resource.counter)
         if _is_int(value):
             return value
-    taken = taken_ids(records, resource.id_field)
+    taken = id_index(records, resource.id_field) if records is not None else _EMPTY
     if _is_int(proposed):
-        numbers = [int(t) for t in taken if t.lstrip("-").isdigit()]
-        return max(numbers) + 1 if numbers else 1
+        top = taken.top
+        return top + 1 if top is not None else 1
     if proposed is None or proposed is ABSENT:
         return fallback_id(seed, taken)
     candidate, attempt = proposed, 0
     while str(candidate) in taken and attempt < ID_ATTEMPTS:
         attempt += 1
-        candidate = regenerate(attempt)
+        candidate = regenerate(f"{len(taken.first)}.{attempt}")
     return candidate if str(candidate) not in taken else fallback_id(seed, taken)
 
 

@@ -154,7 +154,7 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         base = generate(arguments, seed)
         proposed = base.get(resource.id_field, ABSENT) if isinstance(base, dict) else ABSENT
         record_id = new_id(state, world, resource, records, proposed,
-                           lambda attempt: _regenerated(generate, arguments, seed, attempt, resource.id_field), seed)
+                           lambda salt: _regenerated(generate, arguments, seed, salt, resource.id_field), seed)
         record = created_record(arguments, resource, record_id)
         echoed = {k: v for k, v in arguments.items() if k not in {a for a, _ in resource.parents}}
         return WorldAnswer(overlay(base, {**echoed, **record}, world.response_fields, op.response_is_valid))
@@ -172,6 +172,6 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
     return _record_answer(op, world, record, arguments, seed, generate)
 
 
-def _regenerated(generate: Generate, arguments: Mapping[str, Any], seed: str, attempt: int, id_field: str) -> Any:
-    body = generate(arguments, f"{seed}#id{attempt}")
+def _regenerated(generate: Generate, arguments: Mapping[str, Any], seed: str, salt: str, id_field: str) -> Any:
+    body = generate(arguments, f"{seed}#id{salt}")
     return body.get(id_field) if isinstance(body, dict) else None

@@ -5,12 +5,19 @@ A toolkit's part of the state is `state[toolkit]`. Each of its keys falls back t
 `/init-session-state`. A collection the session state and the defaults both lack is *unknown*: the world has not
 seen that resource yet, and reads of it stay open-world (generated, as without a world model). Once a collection
 exists it is *known* (closed world): a missing id is not found.
+
+Finding a record by id, and the ids a collection holds, go through `id_index`: built once per collection value
+(states are immutable values, so a collection that did not change keeps its index) with C-level passes over the
+records, never a Python loop per record, so a call's cost does not grow with the records a session created.
 """
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from gecko.toolkits.model import ResourceBinding, WorldBinding
@@ -71,12 +78,124 @@ def same_id(a: Any, b: Any) -> bool:
 def entries(records: dict[str, Any] | list[Any], id_field: str) -> Iterator[tuple[str | int, Any, Any]]:
     """(position, record id, record) of every record: the position is the object key or the list index. A
     record's id is its id field, else its object key (a list item without one is its own id)."""
+    for position, record in records.items() if isinstance(records, dict) else enumerate(records):
+        yield position, _record_id(records, position, record, id_field), record
+
+
+def _record_id(records: dict[str, Any] | list[Any], position: str | int, record: Any, id_field: str) -> Any:
     if isinstance(records, dict):
-        for key, record in records.items():
-            yield key, record.get(id_field, key) if isinstance(record, Mapping) else key, record
-    else:
-        for index, record in enumerate(records):
-            yield index, record.get(id_field) if isinstance(record, Mapping) else record, record
+        return record.get(id_field, position) if isinstance(record, Mapping) else position
+    return record.get(id_field) if isinstance(record, Mapping) else record
+
+
+INDEXES_KEPT = 32
+"""Collection values whose id index is kept (the most recent; a call looks its collection up a few times)."""
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+@dataclass
+class IdIndex:
+    """The ids of one collection value, as text: where each first appears."""
+
+    first: dict[str, str | int]
+    """Id text → position (object key or list index) of the first record with that id."""
+    _top: int | None = field(default=None, init=False)
+    _top_known: bool = field(default=False, init=False)
+
+    def __contains__(self, text: str) -> bool:
+        return text in self.first
+
+    @property
+    def top(self) -> int | None:
+        """The largest id that is an integer (or integer text), None when there is none."""
+        if not self._top_known:
+            self._top = max(map(int, filter(_INTEGER.fullmatch, self.first)), default=None)
+            self._top_known = True
+        return self._top
+
+
+class _IndexCache:
+    """The id indexes of the last `INDEXES_KEPT` collection values, by identity (each entry keeps its value
+    alive, so an identity is never reused while cached). Collections are immutable values once in a state."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[int, tuple[Any, str, int, IdIndex]] = OrderedDict()
+
+    def cached(self, records: dict[str, Any] | list[Any], id_field: str) -> IdIndex | None:
+        key = id(records)
+        cached = self._entries.get(key)
+        if cached is not None and cached[0] is records and cached[1] == id_field and cached[2] == len(records):
+            self._entries.move_to_end(key)
+            return cached[3]
+        return None
+
+    def put(self, records: dict[str, Any] | list[Any], id_field: str, index: IdIndex) -> None:
+        key = id(records)
+        self._entries[key] = (records, id_field, len(records), index)
+        self._entries.move_to_end(key)
+        while len(self._entries) > INDEXES_KEPT:
+            self._entries.popitem(last=False)
+
+    def get(self, records: dict[str, Any] | list[Any], id_field: str) -> IdIndex:
+        index = self.cached(records, id_field)
+        if index is None:
+            index = _build_index(records, id_field)
+            self.put(records, id_field, index)
+        return index
+
+
+_INDEXES = _IndexCache()
+
+
+def _build_index(records: dict[str, Any] | list[Any], id_field: str) -> IdIndex:
+    positions: list[Any]
+    try:  # map over C functions: no Python code runs per record
+        if isinstance(records, dict):
+            positions = list(records)
+            ids = list(map(dict.get, records.values(), repeat(id_field), positions))
+        else:
+            positions = list(range(len(records)))
+            ids = list(map(dict.get, records, repeat(id_field)))
+    except TypeError:  # a record that is not an object
+        positions, ids = [], []
+        for position, rid, _ in entries(records, id_field):
+            positions.append(position)
+            ids.append(rid)
+    texts = list(map(str, ids))
+    texts.reverse()
+    positions.reverse()
+    return IdIndex(dict(zip(texts, positions)))  # the last write of a text wins: its first record
+
+
+def id_index(records: dict[str, Any] | list[Any], id_field: str) -> IdIndex:
+    """The ids of a collection (built once per collection value)."""
+    return _INDEXES.get(records, id_field)
+
+
+def _at(records: dict[str, Any] | list[Any], position: str | int) -> Any:
+    return records[str(position)] if isinstance(records, dict) else records[int(position)]
+
+
+def index_stored(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
+                 position: str | int, previous: Any) -> None:
+    """Carry `old`'s id index over to `new`: `old` with the record at `position` set (`previous`: the record that
+    was there, ABSENT when it is new, at the end), so the next call need not build it. Nothing when `old` has no
+    index yet or the change moves an id (then `new`'s is built when asked for)."""
+    index = _INDEXES.cached(old, id_field)
+    if index is None:
+        return
+    text = str(_record_id(new, position, _at(new, position), id_field))
+    if previous is not ABSENT:
+        if str(_record_id(old, position, previous, id_field)) != text:
+            return
+        _INDEXES.put(new, id_field, index)  # the same ids at the same places
+        return
+    derived = IdIndex({**index.first})
+    derived.first.setdefault(text, position)
+    if index._top_known:  # noqa: SLF001 - same module
+        derived._top_known = True  # noqa: SLF001
+        derived._top = index._top if not _INTEGER.fullmatch(text) else max(int(text), index._top or int(text))  # noqa: SLF001
+    _INDEXES.put(new, id_field, derived)
 
 
 def find(records: dict[str, Any] | list[Any], id_field: str, record_id: Any) -> tuple[str | int, Any] | None:
@@ -84,7 +203,15 @@ def find(records: dict[str, Any] | list[Any], id_field: str, record_id: Any) -> 
     if isinstance(records, dict) and str(record_id) in records:
         key = str(record_id)
         return key, records[key]
-    for position, rid, record in entries(records, id_field):
+    if isinstance(record_id, bool) or record_id is None:
+        return None
+    position = id_index(records, id_field).first.get(str(record_id))
+    if position is None:
+        return None
+    record = _at(records, position)
+    if same_id(_record_id(records, position, record, id_field), record_id):
+        return position, record
+    for position, rid, record in entries(records, id_field):  # the first record with that text is no id (a boolean)
         if same_id(rid, record_id):
             return position, record
     return None

@@ -1,71 +1,16 @@
-// Gecko viewer: a read-only single page over Gecko's session endpoints (no framework, nothing from outside).
-// Routes (in the URL's hash): #/ sessions, #/s/<id> one session (#/s/<id>/v/<n> with version n selected).
-// Every value from the server is put into the page as text (textContent), never parsed as HTML.
+// Gecko viewer: a read-only single page (no framework, nothing from outside), in one of two modes (<body data-mode>).
+// live (Gecko's /ui), over Gecko's session endpoints: #/ sessions, #/s/<id> one session (#/s/<id>/v/<n> with
+// version n selected). run (`gecko view RUN_DIR`): run.js. Every value from the server is put into the page as
+// text (textContent), never parsed as HTML.
+
+import {
+  app, badge, enc, getJson, h, labelsOf, ms, pretty, sessionLink, setCrumbs, shortId, showError, when,
+} from "./dom.js";
+import { routeRun } from "./run.js";
 
 const HISTORY_PAGE = 1000; // calls fetched per request of the timeline (rows only; a call's body is built when opened)
 const LIST_PAGE = 50; // sessions per page of the listing
 const STATUSES = ["new", "ok", "rejected", "success", "failed", "unjudged"];
-
-const app = document.getElementById("app");
-const crumbs = document.getElementById("crumbs");
-
-/** An element with attributes (on* values are listeners) and children (strings become text nodes). */
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-class HttpError extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
-
-async function getJson(path) {
-  const reply = await fetch(path, { headers: { accept: "application/json" }, credentials: "same-origin" });
-  if (reply.status === 401) {
-    window.location.assign("/ui/login");
-    throw new HttpError(401, "sign in first");
-  }
-  const text = await reply.text();
-  let body = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = null;
-  }
-  if (!reply.ok) throw new HttpError(reply.status, (body && (body.detail || body.title)) || `HTTP ${reply.status}`);
-  return body;
-}
-
-const enc = encodeURIComponent;
-const shortId = (id) => (id && id.length > 13 ? id.slice(0, 8) + "…" : id || "");
-const when = (seconds) => (seconds ? new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19) : "");
-const ms = (value) => (value === undefined || value === null ? "" : `${Number(value).toFixed(value < 10 ? 2 : 0)} ms`);
-const pretty = (value) => JSON.stringify(value, null, 2);
-const badge = (status) => h("span", { class: `badge st-${String(status).replace(/[^a-z0-9]/gi, "")}` }, String(status));
-const sessionLink = (id, text) => h("a", { href: `#/s/${enc(id)}`, title: id }, text || shortId(id));
-const labelsOf = (labels) =>
-  Object.entries(labels || {}).map(([k, v]) => h("span", { class: "label" }, `${k}=${v}`));
-
-function showError(target, error) {
-  target.replaceChildren(h("p", { class: "error", role: "alert" }, `Could not load: ${error.message}`));
-}
-
-function setCrumbs(...parts) {
-  crumbs.replaceChildren(...parts.flatMap((part) => [h("span", { class: "sep" }, "/"), part]));
-}
 
 /* ---------------------------------------------------------------- sessions list */
 
@@ -344,7 +289,8 @@ async function route() {
   const session = hash.match(/^\/s\/([^/?]+)(?:\/v\/(\d+))?/);
   document.body.dataset.ready = "";
   try {
-    if (session) await renderSession(decodeURIComponent(session[1]), session[2] === undefined ? null : Number(session[2]));
+    if (document.body.dataset.mode === "run") await routeRun(hash);
+    else if (session) await renderSession(decodeURIComponent(session[1]), session[2] === undefined ? null : Number(session[2]));
     else await renderList();
   } catch (error) {
     showError(app, error);

@@ -1,9 +1,12 @@
-"""Capability probing, tool-support checks, output caps and deadlines, with a scripted transport (the same
-paths run against a real llama.cpp server in tests/integration/test_local_model.py)."""
+"""Capability probing, tool-support checks and the runners' preflight (`probe_models`), output caps and deadlines:
+with a scripted transport, and the preflight against the local stub set up as a real server would be (a key, the
+models it serves, tool calling on or off) and against a port where nothing listens (the same paths run against a
+real llama.cpp server in tests/integration/test_local_model.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -14,14 +17,20 @@ from utils.llm import (
     LLMTimeoutError,
     LLMToolCall,
     LLMUsageError,
+    MissingAPIKeyError,
+    ModelProbeError,
     RawReply,
     RetryPolicy,
+    UnknownModelError,
     check_tool_support,
+    probe_models,
     resolve_model,
 )
 from utils.llm.probe import props_url
 from utils.llm.scripted import ScriptedTransport
-from utils.llm_stub.testing import RecordedSleep
+from utils.llm_stub.config import StubConfig
+from utils.llm_stub.testing import RecordedSleep, run_stub
+from utils.procs import free_port
 
 DOWN = "http://127.0.0.1:9/v1"
 """Nothing listens there: /props is absent, as on any server that is not llama.cpp."""
@@ -133,3 +142,96 @@ async def test_a_cancelled_call_is_accounted(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(asyncio.CancelledError):
         await task
     assert len(usage) == 1 and usage[0]["error"] == "cancelled" and usage[0]["ok"] is False
+
+
+def _client(env: dict[str, str] | None = None) -> LLMClient:
+    async def no_wait(_: float) -> None:
+        return None
+    return LLMClient(config=ClientConfig(timeout_s=5.0, retry=RetryPolicy(max_attempts=2)), env=env or {},
+                     sleep=no_wait)
+
+
+async def test_a_served_model_passes_and_tool_roles_are_probed_with_a_tool() -> None:
+    with run_stub(StubConfig(models=("m",), strict_models=True)) as stub:
+        client = _client()
+        model = stub.model("m")
+        reports = await probe_models(client, {"planner": model, "user": model, "validator": "rules"})
+        await client.aclose()
+        assert [(r.model, r.roles, r.tools) for r in reports] == [(model, ("planner", "user"), "probe request")]
+        assert reports[0].served_model == "m" and reports[0].capabilities.json_schema
+        # per distinct model, engines skipped: the json_schema capability probe, then the forced tool call, which
+        # is the preflight's request too (no third one)
+        assert stub.stats()["requests"] == 2
+
+
+async def test_a_model_with_declared_capabilities_gets_exactly_one_request_and_each_judge_of_a_panel_its_own(
+        ) -> None:
+    with run_stub(StubConfig(models=("a", "b"), strict_models=True)) as stub:
+        client = _client()
+        first, second = stub.model("a") + "#json_schema,tools", stub.model("b") + "#json_schema,tools=off"
+        reports = await probe_models(client, {"judge": f"{first},{second}", "agent": first})
+        await client.aclose()
+        assert [(r.model, r.roles, r.tools) for r in reports] == [(first, ("judge", "agent"), "declared"),
+                                                                  (second, ("judge",), None)]
+        assert stub.stats()["requests"] == 2
+        assert reports[0].public()["capabilities"]["tools"] and not reports[1].public()["capabilities"]["tools"]
+
+
+async def test_a_tool_role_whose_endpoint_ignores_tools_or_declares_none_is_refused() -> None:
+    client, transport, sink = make(["{}", RawReply(text="OK", finish_reason="stop")])
+    with pytest.raises(ModelProbeError, match=r"\(planner\) cannot call tools: .*ignores `tools`.*tool-capable"):
+        await probe_models(client, {"planner": f"openai-compatible:m@{DOWN}"})
+    assert transport.requests[1]["tool_choice"]["function"]["name"] == "gecko_probe"
+    assert {entry["role"] for entry in sink} == {"probe"}
+    client, transport, _ = make([])
+    with pytest.raises(ModelProbeError, match="does not support tool calls"):
+        await probe_models(client, {"agent": f"openai-compatible:m@{DOWN}#tools=off,json_schema"})
+    assert not transport.requests  # refused on the declaration alone
+    client, transport, _ = make(["OK"])
+    assert await probe_models(client, {"user": f"openai-compatible:m@{DOWN}#tools=off,json_schema"})
+    assert transport.requests[0]["max_tokens"] == 8 and "tools" not in transport.requests[0]
+
+
+@pytest.mark.parametrize(("config", "model", "role", "message"), [
+    (StubConfig(models=("m",), strict_models=True), "typo", "user", "is the model name right"),
+    (StubConfig(models=("m",), strict_models=True), "typo", "planner", "is the model name right"),
+    (StubConfig(api_key="right"), "m", "user", "refused the API key"),
+    (StubConfig(api_key="right"), "m", "planner", "refused the API key"),
+    (StubConfig(tools=False), "m", "planner", "rejected a request with a tool definition"),
+])
+async def test_each_misconfiguration_gets_one_actionable_line(config: StubConfig, model: str, role: str,
+                                                            message: str) -> None:
+    with run_stub(config) as stub:
+        client = _client({"OPENAI_COMPATIBLE_API_KEY": "wrong"})
+        try:
+            with pytest.raises(ModelProbeError, match=message) as caught:
+                await probe_models(client, {role: stub.model(model)})
+        finally:
+            await client.aclose()
+    assert "\n" not in str(caught.value) and stub.base_url in str(caught.value)
+
+
+async def test_tools_are_not_required_of_roles_that_do_not_call_them() -> None:
+    with run_stub(StubConfig(tools=False)) as stub:
+        client = _client()
+        assert await probe_models(client, {"user": stub.model(), "nl_judge": stub.model()})
+        await client.aclose()
+
+
+async def test_nothing_listening_fails_in_seconds() -> None:
+    client = _client()
+    started = time.perf_counter()
+    model = f"openai-compatible:m@http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(ModelProbeError, match="is unreachable"):
+        await probe_models(client, {"planner": model})
+    await client.aclose()
+    assert time.perf_counter() - started < 10
+
+
+async def test_names_and_keys_are_checked_before_any_request() -> None:
+    client = _client()
+    with pytest.raises(UnknownModelError, match="gpt-4.1-typo"):
+        await probe_models(client, {"agent": "gpt-4.1-typo"})
+    with pytest.raises(MissingAPIKeyError, match="OPENAI_API_KEY"):
+        await probe_models(client, {"agent": "gpt-4.1"})  # the client's environment has no key
+    await client.aclose()

@@ -100,7 +100,7 @@ class Flaky:
         return "ok"
 
 
-async def test_with_retries_recovers_and_reports_attempts() -> None:
+async def test_with_retries_recovers_and_reports_attempts(caplog: pytest.LogCaptureFixture) -> None:
     waits: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -110,6 +110,8 @@ async def test_with_retries_recovers_and_reports_attempts() -> None:
     result, attempts = await with_retries(call, RetryPolicy(base_delay=0.5), sleep=sleep, rng=random.Random(0))
     assert (result, attempts, call.calls) == ("ok", 3, 3)
     assert len(waits) == 2 and 0.25 <= waits[0] <= 0.5 and waits[1] == 3.0
+    retries = [r.getMessage() for r in caplog.records if r.name == "utils.llm"]  # what run.log gets
+    assert len(retries) == 2 and "(server:" in retries[0] and "retry 2 in 3.0 s" in retries[1]
 
 
 @pytest.mark.parametrize(

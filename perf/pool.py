@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The open-world pool at full size: Gecko serving every tool at once (2 workers) and tool search over it.
+
+Needs a built pool (`make pool`). Prints one JSON object:
+
+- `pool`: tools, apps and toolkits by source (from the pool's manifest);
+- `startup`: time from launch to a healthy server with all workers live, cold (fresh state dir: every document is
+  validated) and warm (the validation cache of the first start), the resident memory (RSS, and PSS where the
+  kernel reports it) of the master and each worker, and how long the first search waited for the index;
+- `search`: for every BFCL single-turn task (seven categories) the user's request is the query and the task's own
+  functions the relevant tools: recall@5/10/20 (mean over tasks of the share of its functions in the top k),
+  `all@k` (every function in the top k), the same by name (`by_name`: any pool tool of the same name counts, as
+  BFCL defines many names several times), and the latency of `GET /tools/search` (sequential, one client).
+
+Run: `python perf/pool.py [--pool data/pool] [--skip-cold] [--limit N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.bfcl.loader import SingleTurnTask, load_category
+from benchmarks.openworld.pool.collect import function_fingerprint
+from utils.paths import DATA_DIR
+from utils.procs import gecko_server
+
+CATEGORIES = ("simple_python", "multiple", "parallel", "irrelevance", "live_simple", "live_multiple",
+              "live_irrelevance")
+KS = (5, 10, 20)
+
+
+def _memory(pid: int) -> dict[str, float]:
+    """RSS and PSS (MiB) of one process."""
+    out: dict[str, float] = {}
+    for name, key in (("status", "VmRSS:"), ("smaps_rollup", "Pss:")):
+        try:
+            for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+                if line.startswith(key):
+                    out["rss_mib" if key == "VmRSS:" else "pss_mib"] = round(int(line.split()[1]) / 1024, 1)
+        except OSError:
+            pass
+    return out
+
+
+def _server_memory(url: str) -> dict[str, Any]:
+    """Memory of the server's process group (the master and its workers), found from a worker's pid."""
+    group = os.getpgid(httpx.get(f"{url}/health", timeout=30).json()["pid"])
+    procs: dict[str, dict[str, Any]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == group:
+                    cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80]
+                    procs[entry] = {"cmd": cmdline, **_memory(int(entry))}
+            except (OSError, ProcessLookupError):
+                pass
+    total = {k: round(sum(p.get(k, 0.0) for p in procs.values()), 1) for k in ("rss_mib", "pss_mib")}
+    return {"total": total, "processes": list(procs.values())}
+
+
+def _start(pool: Path, state_dir: Path, then: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    with gecko_server([pool / "toolkits"], workers=2, state_dir=state_dir, timeout=900) as url:
+        healthy = time.perf_counter() - started
+        first = time.perf_counter()
+        httpx.get(f"{url}/tools/search", params={"q": "book a flight", "k": 5}, timeout=300).raise_for_status()
+        figures: dict[str, Any] = {"seconds_to_healthy": round(healthy, 1), "first_search_seconds": round(time.perf_counter() - first, 2)}
+        time.sleep(5)  # let both workers finish building their index before memory is read
+        figures["memory"] = _server_memory(url)
+        if then is not None:
+            figures["search"] = then(url)
+    return figures
+
+
+def _tasks(limit: int | None) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    tasks = []
+    for category in CATEGORIES:
+        for task in load_category(category):
+            if not isinstance(task, SingleTurnTask):
+                continue
+            query = "\n".join(m.content for m in task.messages if m.role == "user").strip()
+            if query and task.functions:
+                tasks.append((task.id, query, list(task.functions)))
+    return tasks[:limit] if limit else tasks
+
+
+def _search_figures(url: str, manifest: dict[str, Any], limit: int | None) -> dict[str, Any]:
+    by_fingerprint = {t["fingerprint"]: (t["toolkit"], t["operation_id"]) for t in manifest["tools"] if "fingerprint" in t}
+    tool_name = {(t["toolkit"], t["operation_id"]): t["name"] for t in manifest["tools"]}
+    recall: dict[str, list[float]] = defaultdict(list)
+    latencies = []
+    missing = 0
+    tasks = _tasks(limit)
+    with httpx.Client(timeout=60) as client:
+        for _, query, functions in tasks:
+            wanted = {by_fingerprint.get(function_fingerprint(f)) for f in functions}
+            missing += None in wanted
+            wanted.discard(None)
+            names = {f["name"] for f in functions}
+            started = time.perf_counter()
+            reply = client.get(f"{url}/tools/search", params={"q": query[:2000], "k": max(KS)})
+            latencies.append((time.perf_counter() - started) * 1000)
+            reply.raise_for_status()
+            ranked = [(h["toolkit"], h["name"]) for h in reply.json()["hits"]]
+            for k in KS:
+                top = ranked[:k]
+                found = len(wanted & set(top)) / len(wanted) if wanted else 0.0
+                found_names = {tool_name.get(t) for t in top} & names
+                recall[f"recall@{k}"].append(found)
+                recall[f"all@{k}"].append(float(found == 1.0))
+                recall[f"by_name_recall@{k}"].append(len(found_names) / len(names))
+    latencies.sort()
+    return {
+        "tasks": len(tasks),
+        "tasks_with_a_function_missing_from_the_pool": missing,
+        **{key: round(statistics.fmean(values), 4) for key, values in sorted(recall.items())},
+        "latency_ms": {"mean": round(statistics.fmean(latencies), 2), "p50": round(latencies[len(latencies) // 2], 2),
+                       "p95": round(latencies[int(len(latencies) * 0.95)], 2), "max": round(latencies[-1], 2)},
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pool", type=Path, default=DATA_DIR / "pool")
+    parser.add_argument("--skip-cold", action="store_true", help="measure only the warm start")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N tasks (a quick look)")
+    args = parser.parse_args()
+    manifest_path = args.pool / "manifest.json"
+    if not manifest_path.is_file():
+        print(f"no pool at {args.pool}: build it with `make pool`", file=sys.stderr)
+        return 1
+    manifest = json.loads(manifest_path.read_text())
+    result: dict[str, Any] = {"pool": {k: v for k, v in manifest["counts"].items()},
+                              "load_average": os.getloadavg(), "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory(prefix="gecko-pool-perf-") as state:
+        if not args.skip_cold:
+            result["cold_start"] = _start(args.pool, Path(state), None)
+        warm = _start(args.pool, Path(state), lambda url: _search_figures(url, manifest, args.limit))
+        result["search"] = warm.pop("search")
+        result["warm_start" if not args.skip_cold else "start"] = warm
+    result["load_average_after"] = os.getloadavg()
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
