@@ -108,16 +108,21 @@ def test_validation_keeps_green_references_and_counts_drops(catalog, pool_gecko)
         first.model_copy(update={"tool": "no_such_tool"}), *good.reference[1:])})
     trivial = good.model_copy(update={"id": "short", "reference": good.reference[:2]})
     duplicate = good.model_copy(update={"id": "again"})
+    reads = {(e["toolkit"], e["operation_id"]) for e in catalog.entries if e["access"] != "write"}
+    at = next(i for i, c in enumerate(good.reference) if (c.toolkit, c.tool) in reads)
+    repeated = good.model_copy(update={"id": "read-twice", "reference": (  # nothing changes between: the judge fails it
+        *good.reference[:at + 1], good.reference[at], *good.reference[at + 1:])})
 
     async def run() -> TaskSetResult:
         async with GeckoClient(pool_gecko) as client:
-            return await make_taskset(_Listed([good, rejected, unknown, trivial, duplicate, None]), catalog, client,
-                                      6, seed=5)
+            return await make_taskset(_Listed([good, rejected, unknown, trivial, duplicate, None, repeated]), catalog,
+                                      client, 7, seed=5)
 
     result = asyncio.run(run())
     assert [t.id for t in result.tasks] == [good.id]
-    assert result.manifest.generated == 6 and result.manifest.kept == 1
-    assert result.manifest.dropped == {"duplicate": 1, "no_chain": 1, "reference_rejected": 2, "trivial": 1}
+    assert result.manifest.generated == 7 and result.manifest.kept == 1
+    assert result.manifest.dropped == {"duplicate": 1, "judge_failed": 1, "no_chain": 1, "reference_rejected": 2,
+                                       "trivial": 1}
 
 
 def test_command_writes_a_validated_task_set(small_pool, pool_gecko, tmp_path, capsys):

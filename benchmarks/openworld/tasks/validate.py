@@ -6,7 +6,10 @@ reply did not fit its schema, even after the repair round), `trivial` (fewer tha
 as a kept task), `constraint_unmet` (the reference breaks a constraint or a check is malformed),
 `reference_rejected` (Gecko refused a call's arguments: 422 or an unknown tool), `reference_failed` (any other
 non-200 answer, or the simulated tool answered with its own error), `gecko_error` (Gecko answered a call with a
-5xx of its own, e.g. a response schema it cannot satisfy). A server that does not answer at all stops the run.
+5xx of its own, e.g. a response schema it cannot satisfy), `judge_failed` (every call succeeded, but Gecko's judge,
+the one that scores the agents, does not find the task done by its own reference: e.g. an identical call repeated
+with nothing changed in between), `unjudged` (the judge gave no verdict). A server that does not answer at all
+stops the run.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from benchmarks.openworld.tasks.constraints import constraint_holds, well_formed
 from benchmarks.openworld.tasks.model import OpenWorldTask
 from inference.gecko.client import GeckoClient
-from inference.gecko.errors import GeckoUnavailableError
+from inference.gecko.errors import GeckoJudgeError, GeckoUnavailableError
 
 MIN_CALLS = 5
 MIN_APPS = 2
@@ -71,6 +74,20 @@ async def run_reference(client: GeckoClient, task: OpenWorldTask) -> Verdict:
             if reply.status in (404, 405, 413, 422) and not reply.tool_error:
                 return Verdict(False, "reference_rejected", f"{where} {reply.detail[:200]}")
             return Verdict(False, "reference_failed", where)
+        return await judge_reference(client, session.session_id, task)
     finally:
         await client.delete_session(session.session_id)
+
+
+async def judge_reference(client: GeckoClient, session_id: str, task: OpenWorldTask) -> Verdict:
+    """The judge that scores the agents, on the reference's session: a task its own reference does not pass
+    could never be passed, so it is not kept."""
+    checklist = [{"id": str(number), "description": item} for number, item in enumerate(task.checklist, 1)]
+    try:
+        reply = await client.judge(session_id, task=task.instruction, checklist=checklist, expects_tool_call=True)
+    except GeckoJudgeError as exc:
+        return Verdict(False, "unjudged", str(exc)[:200])
+    if not reply.success:
+        failed = [f"{item.id}: {item.reasoning}" for item in reply.items if item.status != "success"]
+        return Verdict(False, "judge_failed", "; ".join(failed or reply.remaining)[:300])
     return Verdict(True)
