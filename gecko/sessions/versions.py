@@ -11,13 +11,16 @@ same on every store: the last `max_versions` versions are readable; older ones a
 physically a little later (back to the checkpoint the oldest kept version needs).
 
 `apply_shared` applies a delta to a state that others may still hold (the stores' decoded-state
-cache), copying only the containers on the changed paths.
+cache), copying only the containers on the changed paths, and tells the observers registered with
+`observe_copies` which container it copied into which and what changed in it, so a cache derived
+from a container (the world model's id indexes) follows the state in the size of the change.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import jsonpatch
@@ -92,28 +95,58 @@ def rebuild(entries: list[tuple[int, bool, Any]], version: int,
         return base[1]
     if not entries or entries[-1][0] != version:
         return None
+    if any(number != entries[0][0] + i for i, (number, _, _) in enumerate(entries)):
+        return None
     state: Any = None
-    shared = False  # whether `state` is `base`'s (then patches copy what they change)
-    expected = entries[0][0]
+    first = 0
     if not entries[0][1]:
-        if base is None or base[0] != expected - 1:
+        if base is None or base[0] != entries[0][0] - 1:
             return None
-        state, shared = base[1], True
-    for number, checkpoint, body in entries:
-        if number != expected:
-            return None
+        # the deltas up to the next checkpoint as one patch: `base` is shared, so the containers they change are
+        # copied once, and nothing derived from a copy (an id index) is patched behind its back afterwards
+        first = next((i for i, (_, checkpoint, _) in enumerate(entries) if checkpoint), len(entries))
+        state = apply_shared(base[1], [op for _, _, body in entries[:first] for op in body])
+    for _, checkpoint, body in entries[first:]:
         if checkpoint:
-            state, shared = body, False
-        elif shared:
-            state, shared = apply_shared(state, body), False
+            state = body
         else:  # rows just read from the store belong to nobody else: patch them in place
             state = jsonpatch.apply_patch(state, body, in_place=True)
-        expected += 1
     return state
+
+
+def _index(part: str) -> int:
+    index = int(part)
+    if index < 0:
+        raise IndexError(f"{part} is not a list index")
+    return index
 
 
 def _parts(path: str) -> list[str]:
     return jsonpointer.JsonPointer(path).parts
+
+
+@dataclass
+class Copied:
+    """A container `apply_shared` copied to change it: `new` is `old` with the members at `keys` changed."""
+
+    old: dict[str, Any] | list[Any]
+    new: dict[str, Any] | list[Any]
+    keys: set[str | int] = field(default_factory=set)
+    """Object keys, or list indexes, whose member was added, replaced or removed, or changed inside."""
+    moved: bool = False
+    """Members changed places: a list item inserted before the end or removed before the last one (the indexes
+    after it name other items), or an object key removed and added again (it is now the last key)."""
+
+
+CopyObserver = Callable[[Copied], None]
+_OBSERVERS: list[CopyObserver] = []
+
+
+def observe_copies(observer: CopyObserver) -> None:
+    """Have `observer` called with each container `apply_shared` copies, once the whole patch applied (nothing
+    when it does not apply). A cache derived from `old` may carry itself over to `new` from there."""
+    if observer not in _OBSERVERS:
+        _OBSERVERS.append(observer)
 
 
 def apply_shared(state: dict[str, Any], patch: list[dict[str, Any]]) -> dict[str, Any]:
@@ -121,20 +154,23 @@ def apply_shared(state: dict[str, Any], patch: list[dict[str, Any]]) -> dict[str
 
     `add`, `remove` and `replace` copy only the containers on their paths (each at most once per
     patch), so applying a small delta to a large state costs the size of the delta and of those
-    containers; other operations fall back to a deep copy.
+    containers; other operations fall back to a deep copy (and nothing is reported as copied).
 
     Raises:
         jsonpatch.JsonPatchException, jsonpointer.JsonPointerException: the patch does not apply.
     """
     if any(op.get("op") not in ("add", "remove", "replace") for op in patch):
         return jsonpatch.apply_patch(copy.deepcopy(state), patch, in_place=True)
-    fresh: set[int] = set()
+    copies: dict[int, Copied] = {}
 
-    def own(container: Any) -> Any:
-        if id(container) in fresh:
-            return container
-        copied = dict(container) if isinstance(container, dict) else list(container)
-        fresh.add(id(copied))
+    def own(container: Any) -> Copied:
+        known = copies.get(id(container))
+        if known is not None:
+            return known
+        if not isinstance(container, (dict, list)):
+            raise TypeError(f"{type(container).__name__} is not a container")
+        copied = Copied(container, dict(container) if isinstance(container, dict) else list(container))
+        copies[id(copied.new)] = copied  # the entry keeps the copy alive, so its id is not reused
         return copied
 
     root: Any = state
@@ -146,40 +182,49 @@ def apply_shared(state: dict[str, Any], patch: list[dict[str, Any]]) -> dict[str
             root = op["value"]
             continue
         try:
-            root = parent = own(root)
+            parent = own(root)
+            root = parent.new
             for part in parts[:-1]:
-                key: Any = part if isinstance(parent, dict) else int(part)
-                child = own(parent[key])
-                parent[key] = child
+                key: Any = part if isinstance(parent.new, dict) else _index(part)
+                child = own(parent.new[key])
+                parent.new[key] = child.new
+                parent.keys.add(key)
                 parent = child
             _apply_leaf(parent, parts[-1], op)
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             raise jsonpatch.JsonPatchConflict(f"{op['path']}: {exc}") from exc
+    for copied in copies.values():
+        for observer in _OBSERVERS:
+            observer(copied)
     return root
 
 
-def _apply_leaf(parent: Any, part: str, op: dict[str, Any]) -> None:
-    kind = op["op"]
+def _apply_leaf(copied: Copied, part: str, op: dict[str, Any]) -> None:
+    kind, parent = op["op"], copied.new
     if isinstance(parent, dict):
         if kind != "add" and part not in parent:
             raise jsonpatch.JsonPatchConflict(f"{op['path']} is not in the document")
         if kind == "remove":
             del parent[part]
         else:
+            copied.moved |= part not in parent and part in copied.keys  # removed before: now the last key
             parent[part] = op["value"]
+        copied.keys.add(part)
         return
-    if not isinstance(parent, list):
-        raise jsonpatch.JsonPatchConflict(f"{op['path']} is not inside a container")
     if kind == "add":
         index = len(parent) if part == "-" else int(part)
         if not 0 <= index <= len(parent):
             raise jsonpatch.JsonPatchConflict(f"{op['path']} is out of range")
+        copied.moved |= index < len(parent)
         parent.insert(index, op["value"])
+        copied.keys.add(index)
         return
     index = int(part)
     if not 0 <= index < len(parent):
         raise jsonpatch.JsonPatchConflict(f"{op['path']} is out of range")
     if kind == "remove":
+        copied.moved |= index < len(parent) - 1
         del parent[index]
     else:
         parent[index] = op["value"]
+    copied.keys.add(index)

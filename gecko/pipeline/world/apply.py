@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gecko.pipeline.world.records import created_record, is_error_body, new_id, updated_record
-from gecko.pipeline.world.store import ABSENT, Collection, collection, find, index_stored, lookup, usable
+from gecko.pipeline.world.store import ABSENT, Collection, collection, find, index_changed, lookup, usable
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from gecko.toolkits.resources import array_items
 
@@ -75,21 +75,18 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
     records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
     target: tuple[str | int, ...]
-    previous = ABSENT
     if isinstance(records, dict):
         key = str(record_id) if position is None else str(position)
-        previous = records.get(key, ABSENT)
         records[key] = record
         target = (*base, key)
     elif position is None:
         records.append(record)
         target = (*base, len(records) - 1)
     else:
-        previous = records[int(position)]
         records[int(position)] = record
         target = (*base, int(position))
     if view.in_state and view.records is not None:
-        index_stored(view.records, records, resource.id_field, target[-1], previous)
+        index_changed(view.records, records, resource.id_field, [target[-1]])
     if not view.in_state:
         change.patch.append({"op": "add", "path": pointer(*base), "value": records})
     elif fields is not None and isinstance(record, Mapping):
@@ -102,11 +99,15 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
 def _remove(change: _Change, resource: ResourceBinding, view: Collection, position: str | int) -> None:
     records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
+    moved = False
     if isinstance(records, dict):
         records.pop(str(position), None)
     else:
         records.pop(int(position))
+        moved = int(position) < len(records)  # the records after it moved up one place
     if view.in_state:
+        if view.records is not None:
+            index_changed(view.records, records, resource.id_field, [position], moved)
         change.patch.append({"op": "remove", "path": pointer(*base, position)})
     else:
         change.patch.append({"op": "add", "path": pointer(*base), "value": records})

@@ -8,18 +8,22 @@ exists it is *known* (closed world): a missing id is not found.
 
 Finding a record by id, and the ids a collection holds, go through `id_index`: built once per collection value
 (states are immutable values, so a collection that did not change keeps its index) with C-level passes over the
-records, never a Python loop per record, so a call's cost does not grow with the records a session created.
+records, never a Python loop per record. A changed collection is a copy of the old one; its index is the old one
+carried over in the size of the change (`index_changed`): by the call that made the change, and by a worker that
+catches up on it, whose store reports the copies it makes applying the delta (`observe_copies`). So neither a call
+nor catching up rebuilds an index: their cost does not grow with the records a session created.
 """
 
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
+from gecko.sessions.versions import Copied, observe_copies
 from gecko.toolkits.model import ResourceBinding, WorldBinding
 from gecko.toolkits.resources import LIMIT_ARGUMENTS, SEARCH_ARGUMENTS, range_field
 
@@ -99,6 +103,8 @@ class IdIndex:
 
     first: dict[str, str | int]
     """Id text → position (object key or list index) of the first record with that id."""
+    unique: bool = False
+    """No two records share an id text (then each text has one position, whatever the order of the records)."""
     _top: int | None = field(default=None, init=False)
     _top_known: bool = field(default=False, init=False)
 
@@ -120,14 +126,20 @@ class _IndexCache:
 
     def __init__(self) -> None:
         self._entries: OrderedDict[int, tuple[Any, str, int, IdIndex]] = OrderedDict()
+        self.builds = 0
+        """Indexes built from the records (not carried over): a count for tests."""
+
+    def entry(self, records: dict[str, Any] | list[Any]) -> tuple[str, IdIndex] | None:
+        """(id field, index) of a collection value that has one."""
+        cached = self._entries.get(id(records))
+        if cached is not None and cached[0] is records and cached[2] == len(records):
+            self._entries.move_to_end(id(records))
+            return cached[1], cached[3]
+        return None
 
     def cached(self, records: dict[str, Any] | list[Any], id_field: str) -> IdIndex | None:
-        key = id(records)
-        cached = self._entries.get(key)
-        if cached is not None and cached[0] is records and cached[1] == id_field and cached[2] == len(records):
-            self._entries.move_to_end(key)
-            return cached[3]
-        return None
+        entry = self.entry(records)
+        return entry[1] if entry is not None and entry[0] == id_field else None
 
     def put(self, records: dict[str, Any] | list[Any], id_field: str, index: IdIndex) -> None:
         key = id(records)
@@ -140,6 +152,7 @@ class _IndexCache:
         index = self.cached(records, id_field)
         if index is None:
             index = _build_index(records, id_field)
+            self.builds += 1
             self.put(records, id_field, index)
         return index
 
@@ -164,11 +177,12 @@ def _build_index(records: dict[str, Any] | list[Any], id_field: str) -> IdIndex:
     texts = list(map(str, ids))
     texts.reverse()
     positions.reverse()
-    return IdIndex(dict(zip(texts, positions)))  # the last write of a text wins: its first record
+    first = dict(zip(texts, positions))  # the last write of a text wins: its first record
+    return IdIndex(first, unique=len(first) == len(positions))
 
 
 def id_index(records: dict[str, Any] | list[Any], id_field: str) -> IdIndex:
-    """The ids of a collection (built once per collection value)."""
+    """The ids of a collection (built once per collection value, or carried over from the one it changed)."""
     return _INDEXES.get(records, id_field)
 
 
@@ -176,26 +190,82 @@ def _at(records: dict[str, Any] | list[Any], position: str | int) -> Any:
     return records[str(position)] if isinstance(records, dict) else records[int(position)]
 
 
-def index_stored(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
-                 position: str | int, previous: Any) -> None:
-    """Carry `old`'s id index over to `new`: `old` with the record at `position` set (`previous`: the record that
-    was there, ABSENT when it is new, at the end), so the next call need not build it. Nothing when `old` has no
-    index yet or the change moves an id (then `new`'s is built when asked for)."""
+def _text_at(records: dict[str, Any] | list[Any], position: str | int, id_field: str) -> str | None:
+    """The id text of the record at `position`, None when there is none."""
+    if isinstance(records, dict):
+        if position not in records:
+            return None
+    elif not 0 <= int(position) < len(records):
+        return None
+    return str(_record_id(records, position, _at(records, position), id_field))
+
+
+def _derive(index: IdIndex, old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
+            positions: Iterable[str | int]) -> IdIndex | None:
+    """`old`'s index carried over to `new`: `old` with the members at `positions` added, replaced or removed (and
+    no other member moved). None when that would take more than the change: a removed or changed id in a
+    collection where ids repeat, or a new id that another record has already, except at the end."""
+    removed: list[tuple[str, str | int]] = []
+    added: list[tuple[str, str | int, bool]] = []
+    for position in positions:
+        before, after = _text_at(old, position, id_field), _text_at(new, position, id_field)
+        if before == after:
+            continue
+        if before is not None:
+            removed.append((before, position))
+        if after is not None:
+            added.append((after, position, before is None))
+    if not removed and not added:
+        return index  # the same ids at the same places
+    if removed and not index.unique:
+        return None
+    first = dict(index.first)  # a C-level copy, like the collection's own
+    for text, position in removed:
+        if first.get(text) != position:
+            return None
+        del first[text]
+    unique, seen = index.unique, set()
+    for text, position, appended in added:
+        if text in seen:
+            return None  # two new records with one id: which comes first is not known here
+        seen.add(text)
+        if text not in first:
+            first[text] = position
+        elif appended:  # an id a record before it has: that one stays first
+            unique = False
+        else:
+            return None
+    derived = IdIndex(first, unique)
+    top = index._top if index._top_known else None
+    if index._top_known and (top is None or all(int(t) < top for t, _ in removed if _INTEGER.fullmatch(t))):
+        derived._top = max((int(t) for t, _, _ in added if _INTEGER.fullmatch(t)), default=top)
+        if top is not None and derived._top is not None:
+            derived._top = max(derived._top, top)
+        derived._top_known = True  # else the largest id went: found again when asked for
+    return derived
+
+
+def index_changed(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
+                  positions: Iterable[str | int], moved: bool = False) -> None:
+    """Carry `old`'s id index over to `new`: `old` with the members at `positions` added, replaced or removed, so
+    the next call need not build it. `moved`: other members changed places too (then, and when `old` has no index
+    yet or the change needs more than itself, `new`'s is built when asked for)."""
     index = _INDEXES.cached(old, id_field)
-    if index is None:
+    if index is None or moved:
         return
-    text = str(_record_id(new, position, _at(new, position), id_field))
-    if previous is not ABSENT:
-        if str(_record_id(old, position, previous, id_field)) != text:
-            return
-        _INDEXES.put(new, id_field, index)  # the same ids at the same places
-        return
-    derived = IdIndex({**index.first})
-    derived.first.setdefault(text, position)
-    if index._top_known:  # noqa: SLF001 - same module
-        derived._top_known = True  # noqa: SLF001
-        derived._top = index._top if not _INTEGER.fullmatch(text) else max(int(text), index._top or int(text))  # noqa: SLF001
-    _INDEXES.put(new, id_field, derived)
+    derived = _derive(index, old, new, id_field, positions)
+    if derived is not None:
+        _INDEXES.put(new, id_field, derived)
+
+
+def _follow_copy(copied: Copied) -> None:
+    """A container the session store copied to apply a delta: carry its id index over, if it has one."""
+    entry = _INDEXES.entry(copied.old)
+    if entry is not None:
+        index_changed(copied.old, copied.new, entry[0], copied.keys, copied.moved)
+
+
+observe_copies(_follow_copy)
 
 
 def find(records: dict[str, Any] | list[Any], id_field: str, record_id: Any) -> tuple[str | int, Any] | None:
