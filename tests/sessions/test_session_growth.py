@@ -113,3 +113,26 @@ async def test_per_call_work_does_not_grow_with_the_session(tmp_path: Path, stor
     assert events[LATE] <= 1.2 * events[EARLY], events
     # checkpoints, spread over the versions before them, cost at most as much as the deltas themselves
     assert bytes_per_call[LATE] <= 1.5 * bytes_per_call[EARLY], bytes_per_call
+
+
+async def test_two_workers_carry_the_id_index_through_each_others_writes(tmp_path: Path, store_spec: str) -> None:
+    """Two workers on one store, taking turns: each call first catches up on the other's write. Catching up carries
+    the world model's id index over from the delta, so the calls late in the session build no index (a C-level
+    pass over every record, invisible to the tracer above) except after reading a checkpoint."""
+    from gecko.pipeline.world.store import _INDEXES
+
+    async with _app(tmp_path, store_spec) as first, _app(tmp_path, store_spec) as second:
+        clients = [first, second]
+        sid = (await first.get("/session-id")).json()["session_id"]
+        headers = {"X-Session-ID": sid}
+        builds = 0
+        for i in range(LATE):
+            if i == LATE - WINDOW:
+                builds = _INDEXES.builds
+            body = {"title": f"note {i}", "body": "text of the note", "tags": ["growth"]}
+            response = await clients[i % 2].post("/notes/create_note", json=body, headers=headers)
+            assert response.status_code == 200, response.text
+        state = (await second.get("/get-session-state", headers=headers)).json()["state"]
+
+    assert len(state["notes"]["notes"]) == LATE
+    assert _INDEXES.builds - builds <= 1  # after one checkpoint read at most in the window
