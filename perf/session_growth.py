@@ -4,8 +4,10 @@
 For each store (sqlite, redis) and worker count (1, 2): one session, `--calls` sequential valid
 `create_note` writes over keep-alive connections (with 2 workers, alternating between two
 connections served by different workers). Reports the mean latency of calls 11–20 and of the last
-10 (and the medians of the first and last 500 as steadier figures), the state size at the end, and
-the bytes the session occupies in the store after 1,000 calls and at the end, per call. Retention
+10 (and the medians of the first and last 500 as steadier figures), the CPU time the workers spent
+per call over the first and the last 500 calls (from /proc: the figure that a loaded machine
+disturbs least), the state size at the end, and the bytes the session occupies in the store after
+1,000 calls and at the end, per call. Retention
 is unlimited here (`--history-limit 0 --max-versions 0`), the worst case: bytes per call must stay
 constant. Prints one JSON object.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -32,8 +35,21 @@ TOOLKITS = Path(__file__).resolve().parent.parent / "tests" / "data" / "openapi"
 UNLIMITED = ["--history-limit", "0", "--max-versions", "0"]
 
 
-def _clients(url: str, workers: int) -> list[httpx.Client]:
-    """Keep-alive clients, one per worker process (each connection is served by one worker)."""
+TICKS = os.sysconf("SC_CLK_TCK")
+WINDOW = 500
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / TICKS
+
+
+def _clients(url: str, workers: int) -> dict[int, httpx.Client]:
+    """Keep-alive clients by worker pid, one per worker process (each connection is served by one worker)."""
     clients: dict[int, httpx.Client] = {}
     spare: list[httpx.Client] = []
     for _ in range(50):
@@ -47,7 +63,7 @@ def _clients(url: str, workers: int) -> list[httpx.Client]:
             break
     for client in spare:
         client.close()
-    return list(clients.values())
+    return clients
 
 
 def _session_bytes(store: str, url: str | None, state_dir: Path, sid: str) -> int:
@@ -75,11 +91,18 @@ def _run(store: str, workers: int, calls: int, redis_url: str | None) -> dict:
             assert redis_url is not None, "the Redis store runs only with a Redis server"
             extra += ["--store", redis_url]
         with gecko_server([TOOLKITS], workers=workers, state_dir=Path(state), extra=extra) as url:
-            clients = _clients(url, workers)
+            by_pid = _clients(url, workers)
+            pids, clients = list(by_pid), list(by_pid.values())
             sid = clients[0].get("/session-id").json()["session_id"]
             latencies: list[float] = []
+            cpu: dict[str, float] = {}
             bytes_at_1000 = 0
+            window = min(WINDOW, calls // 2)
             for i in range(calls):
+                if i in (0, calls - window):
+                    cpu["start" if i == 0 else "late"] = _cpu_seconds(pids)
+                if i == window:
+                    cpu["first"] = _cpu_seconds(pids) - cpu["start"]
                 client = clients[i % len(clients)]
                 body = {"title": f"note {i}", "body": "text of the note", "tags": ["bench"]}
                 start = time.perf_counter()
@@ -89,6 +112,7 @@ def _run(store: str, workers: int, calls: int, redis_url: str | None) -> dict:
                     raise RuntimeError(f"call {i}: {r.status_code} {r.text[:200]}")
                 if i + 1 == 1000:
                     bytes_at_1000 = _session_bytes(store, redis_url, Path(state), sid)
+            cpu["last"] = _cpu_seconds(pids) - cpu["late"]
             final = clients[0].get("/get-session-state", headers={"X-Session-ID": sid}).json()
             bytes_end = _session_bytes(store, redis_url, Path(state), sid)
             for client in clients:
@@ -100,6 +124,9 @@ def _run(store: str, workers: int, calls: int, redis_url: str | None) -> dict:
         "calls_11_20_ms": ms(early), "last_10_ms": ms(late), "late_over_early": round(ms(late) / ms(early), 2),
         "first_500_median_ms": round(statistics.median(latencies[:500]) * 1000, 3),
         "last_500_median_ms": round(statistics.median(latencies[-500:]) * 1000, 3),
+        f"cpu_ms_per_call_first_{window}": round(cpu["first"] / window * 1000, 3),
+        f"cpu_ms_per_call_last_{window}": round(cpu["last"] / window * 1000, 3),
+        "cpu_late_over_early": round(cpu["last"] / cpu["first"], 2) if cpu["first"] else None,
         "state_bytes": len(json.dumps(final["state"], separators=(",", ":"))),
         "bytes_per_call_at_1000": round(bytes_at_1000 / 1000),
         f"bytes_per_call_at_{calls}": round(bytes_end / calls),
