@@ -59,7 +59,8 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
     faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
     runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s), faults=faults)
-    return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(registry))
+    return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(
+        registry, dense=settings.dense_search, cache_dir=settings.state_dir / "search"))
 
 
 @contextlib.asynccontextmanager

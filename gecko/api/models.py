@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -339,6 +339,10 @@ class ToolSearchPublic(BaseModel):
 
     query: str
     k: int
-    engine: str
+    engine: Literal["bm25", "dense", "hybrid"]
+    """The ranking these hits come from (`mode`, or the server's default: `hybrid` when dense retrieval is
+    available, else `bm25`); each hit's `score` is on its scale (BM25, cosine, or fused reciprocal ranks)."""
     indexed_tools: int
+    dense_unavailable: str | None = None
+    """Why dense and hybrid ranking cannot be had on this server (not installed, or turned off); null when they can."""
     hits: list[ToolHitPublic]

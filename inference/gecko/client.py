@@ -250,14 +250,18 @@ class GeckoClient:
                                 what=f"toolkit {name!r}")
 
     async def search_tools(self, query: str, k: int = 10, *, toolkit: str | None = None,
-                           access: str | None = None) -> ToolSearchReply:
-        """`GET /tools/search`: the `k` tools that best match `query`, optionally in one toolkit or of one access kind.
+                           access: str | None = None, mode: str | None = None) -> ToolSearchReply:
+        """`GET /tools/search`: the `k` tools that best match `query`, optionally in one toolkit or of one access kind,
+        ranked by `mode` (`bm25`, `dense`, `hybrid`; default: the server's).
 
         Raises:
             GeckoNotFoundError: `toolkit` is not served.
-            GeckoRequestError: Gecko refused the query (empty, too long, bad `k`), or search is not installed (501).
+            GeckoRequestError: Gecko refused the query (empty, too long, bad `k` or `mode`), or the ranking is not
+                installed or is turned off there (501).
         """
         params: dict[str, Any] = {"q": query, "k": k}
+        if mode is not None:
+            params["mode"] = mode
         if toolkit is not None:
             params["toolkit"] = toolkit
         if access is not None:

@@ -111,5 +111,8 @@ class ToolSearchReply(_Body):
     query: str
     k: int
     engine: str = ""
+    """The ranking the hits come from: `bm25`, `dense` or `hybrid`."""
     indexed_tools: int = 0
+    dense_unavailable: str | None = None
+    """Why the server cannot rank densely (None when it can)."""
     hits: list[ToolSearchHit] = Field(default_factory=list)

@@ -32,7 +32,7 @@ AGENTS = ("select-execute", "planner-actor")
 def pool_url(small_pool, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out, _ = small_pool
     with gecko_server([Path(out) / "toolkits"], workers=2, state_dir=tmp_path_factory.mktemp("state"),
-                      timeout=180) as url:
+                      extra=["--no-dense-search"], timeout=180) as url:  # BM25: embedding the pool costs ~1 CPU-minute
         yield url
 
 

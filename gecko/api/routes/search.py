@@ -1,4 +1,5 @@
-"""`GET /tools/search`: find tools among every loaded toolkit by what they do (BM25; see gecko.toolkits.search)."""
+"""`GET /tools/search`: find tools among every loaded toolkit by what they do (BM25, dense or hybrid; see
+gecko.toolkits.search)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from gecko.api.deps import ContextDep
 from gecko.api.models import ToolSearchPublic
 from gecko.api.openapi import problem_responses
 from gecko.api.problems import ProblemError, not_found
-from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, SearchUnavailable
+from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, Mode, SearchUnavailable
 
 router = APIRouter(tags=["toolkits"])
 
@@ -24,10 +25,14 @@ async def search_tools(
     k: int = Query(10, ge=1, le=MAX_K, description="how many tools to return"),
     toolkit: list[str] | None = Query(None, description="search only these toolkits (repeatable)"),
     access: Literal["read", "write"] | None = Query(None, description="only tools of this read/write kind"),
+    mode: Mode | None = Query(None, description="the ranking: `bm25` (words), `dense` (sentence embeddings) or "
+                                                "`hybrid` (both, fused by reciprocal rank); default `hybrid` where "
+                                                "dense retrieval is available, else `bm25`"),
 ) -> ToolSearchPublic:
     """The `k` tools that best match `q`, best first: each with its toolkit, name, app and source (pool
-    toolkits), read/write kind, summary, the route to call it and its BM25 score. Tools sharing no word with
-    the query are left out, so fewer than `k` may come back."""
+    toolkits), read/write kind, summary, the route to call it and its score. BM25 leaves out tools that share no
+    word with the query, so fewer than `k` may come back; dense and hybrid rank every tool. A `mode` this server
+    cannot offer (no embedding model installed, or `--no-dense-search`) is a 501 saying why."""
     if not q.strip():
         raise ProblemError(422, "Invalid query", "q must contain at least one word", "invalid-query")
     if toolkit:
@@ -38,9 +43,10 @@ async def search_tools(
                             kind="unknown-toolkit", suggestions=near)
         toolkit = [ctx.registry.toolkit(name).name for name in toolkit]  # type: ignore[union-attr]
     try:
-        hits = await asyncio.to_thread(ctx.search.search, q, k, toolkits=toolkit, access=access)
+        hits = await asyncio.to_thread(ctx.search.search, q, k, toolkits=toolkit, access=access, mode=mode)
     except SearchUnavailable as exc:
         raise ProblemError(501, "Tool search unavailable", str(exc), "search-unavailable") from None
-    return ToolSearchPublic.model_validate({"query": q, "k": k, "engine": ctx.search.engine,
+    return ToolSearchPublic.model_validate({"query": q, "k": k, "engine": mode or ctx.search.engine,
                                             "indexed_tools": ctx.search.size,
+                                            "dense_unavailable": ctx.search.dense_unavailable,
                                             "hits": [hit.public() for hit in hits]})

@@ -1,0 +1,143 @@
+"""Dense tool retrieval: every tool embedded once by the sentence encoder, ranked by cosine similarity to the query.
+
+Embedding the whole open-world pool (~9,900 tools) in numpy takes minutes on two cores, so tool embeddings are cached
+on disk, keyed by the model's identity, the cut and a hash of each tool's text: a later start reads them back and
+embeds only the tools it has not seen. One file per model and cut (`<cache dir>/<identity>-t<cut>.npz`), rewritten
+whole (temporary file, then `os.replace`) with what it held plus the new rows; a lock file next to it makes the
+workers of one server take turns, so one embeds and the others then read.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gecko.toolkits.search_encoder import SentenceEncoder
+
+log = logging.getLogger("gecko.search")
+
+TOOL_TOKENS = 128
+"""Word pieces embedded per tool: its app, name, summary and the start of its description fit; more costs time."""
+QUERY_TOKENS = 256
+"""Word pieces embedded per query: the model's training length."""
+_KEY_BYTES = 16
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of one text (a hash of it)."""
+    return hashlib.sha256(text.encode("utf-8")).digest()[:_KEY_BYTES]
+
+
+def cache_path(cache_dir: Path, encoder: SentenceEncoder, tokens: int) -> Path:
+    """The cache file of `encoder`'s embeddings of texts cut to `tokens` word pieces."""
+    return cache_dir / f"{encoder.identity}-t{tokens}.npz"
+
+
+def cache_fetch(path: Path, dim: int) -> dict[bytes, np.ndarray]:
+    """The cached embeddings, by text key; an unreadable or mismatched file counts as empty (it is rebuilt)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys, vectors = data["keys"], data["vectors"]
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError) as exc:
+        log.warning("tool search: ignoring the unreadable embedding cache %s (%s)", path, exc)
+        return {}
+    if vectors.ndim != 2 or vectors.shape[1] != dim or len(keys) != len(vectors):
+        log.warning("tool search: ignoring the embedding cache %s (shape %s)", path, vectors.shape)
+        return {}
+    return {bytes(key): vectors[i] for i, key in enumerate(keys)}
+
+
+def cache_store(path: Path, rows: dict[bytes, np.ndarray]) -> None:
+    """Write every row to the cache file, atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = np.array(sorted(rows), dtype=f"S{_KEY_BYTES}")
+    vectors = np.stack([rows[bytes(key)] for key in keys]).astype(np.float32) if len(keys) else np.zeros((0, 0))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, keys=keys, vectors=vectors)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def all_cached(encoder: SentenceEncoder, texts: Sequence[str], cache_dir: Path | None) -> bool:
+    """Whether the cache holds the embedding of every text (building the index then embeds nothing)."""
+    if not texts:
+        return True
+    if cache_dir is None:
+        return False
+    try:
+        with np.load(cache_path(cache_dir, encoder, TOOL_TOKENS), allow_pickle=False) as data:
+            keys = {bytes(key) for key in data["keys"]}
+    except (OSError, ValueError, KeyError):
+        return False
+    return all(text_key(text) in keys for text in texts)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path`.lock while the body runs (the workers of a server take turns)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True)
+class DenseBuild:
+    """How a dense index was built."""
+
+    tools: int
+    embedded: int
+    """Tools embedded now (the rest came from the cache)."""
+    seconds: float
+
+
+class DenseIndex:
+    """Unit embeddings of a fixed list of texts; `scores(query)` is the cosine similarity of each to the query."""
+
+    def __init__(self, encoder: SentenceEncoder, texts: Sequence[str], cache_dir: Path | None) -> None:
+        """Embed `texts` (cut to `TOOL_TOKENS`), reading and extending the cache in `cache_dir` (None: no cache)."""
+        started = time.perf_counter()
+        self._encoder = encoder
+        keys = [text_key(text) for text in texts]
+        if cache_dir is None:
+            self.vectors = encoder.encode(texts, max_tokens=TOOL_TOKENS)
+            embedded = len(texts)
+        else:
+            path = cache_path(cache_dir, encoder, TOOL_TOKENS)
+            with _locked(path):
+                rows = cache_fetch(path, encoder.dim)
+                missing = sorted({i for i, key in enumerate(keys) if key not in rows})
+                if missing:
+                    fresh = encoder.encode([texts[i] for i in missing], max_tokens=TOOL_TOKENS)
+                    rows.update({keys[i]: fresh[j] for j, i in enumerate(missing)})
+                    cache_store(path, rows)
+            self.vectors = np.stack([rows[key] for key in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
+            embedded = len(missing)
+        self.build = DenseBuild(tools=len(texts), embedded=embedded,
+                                seconds=round(time.perf_counter() - started, 3))
+        log.info("tool search: dense index of %d tools (%d embedded now) in %.1f s", len(texts), embedded,
+                 self.build.seconds)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Cosine similarity of every text to `query` (both unit vectors), in text order."""
+        vector = self._encoder.encode([query], max_tokens=QUERY_TOKENS)[0]
+        return np.asarray(self.vectors @ vector, dtype=np.float64)
