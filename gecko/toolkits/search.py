@@ -251,17 +251,23 @@ class ToolIndex:
             if self._dense is not None:
                 return
             from gecko.toolkits.search_dense import DenseIndex, all_cached
-            from gecko.toolkits.search_encoder import EncoderUnavailable, SentenceEncoder
+            from gecko.toolkits.search_encoder import (
+                EncoderUnavailable,
+                SentenceEncoder,
+                model_dir,
+                model_identity,
+            )
 
+            texts = [dense_text(tk, op) for tk, op in self._tools]
             try:
+                if not embed and not all_cached(model_identity(model_dir()), texts, self._cache_dir):
+                    return  # the first search that needs it embeds (the model is not even loaded until then)
                 encoder = SentenceEncoder.packaged()
-            except EncoderUnavailable as exc:
+            except (EncoderUnavailable, OSError) as exc:
                 self._dense_error = str(exc)
                 log.warning("tool search: dense ranking is off: %s", exc)
                 raise SearchUnavailable(f"dense ranking is unavailable: {exc}") from None
-            texts = [dense_text(tk, op) for tk, op in self._tools]
-            if embed or all_cached(encoder, texts, self._cache_dir):
-                self._dense = DenseIndex(encoder, texts, self._cache_dir)
+            self._dense = DenseIndex(encoder, texts, self._cache_dir)
 
     def _warm_bm25(self) -> None:
         if self._model is not None:

