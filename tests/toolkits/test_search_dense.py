@@ -165,3 +165,17 @@ def test_an_empty_registry_answers_nothing_in_every_mode(tmp_path: Path):
     index = ToolIndex(load_toolkits([tmp_path]), dense=True, cache_dir=tmp_path / "cache")
     for mode in ("bm25", "dense", "hybrid") if index.dense_unavailable is None else ("bm25",):
         assert index.search("anything", 3, mode=mode) == []
+
+
+async def test_the_mcp_tool_takes_a_mode(registry):
+    from gecko.mcp.catalog import McpCatalog
+    from gecko.mcp.search import call_search, search_tool_listing
+
+    assert search_tool_listing().inputSchema["properties"]["mode"]["enum"] == ["bm25", "dense", "hybrid"]
+    index, catalog = ToolIndex(registry, dense=False), McpCatalog.for_registry(registry)
+    found = await call_search(index, catalog, {"query": "weather forecast", "k": 1, "mode": "bm25"})
+    assert not found.isError and found.structuredContent["tools"][0]["toolkit"] == "home"
+    bad = await call_search(index, catalog, {"query": "weather", "mode": "semantic"})
+    assert bad.isError and "'mode' must be one of bm25, dense, hybrid" in bad.content[0].text
+    off = await call_search(index, catalog, {"query": "weather", "mode": "dense"})
+    assert off.isError and "turned off" in off.content[0].text
