@@ -60,7 +60,7 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
     runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s), faults=faults)
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(
-        registry, dense=settings.dense_search, cache_dir=settings.state_dir / "search"))
+        registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir))
 
 
 @contextlib.asynccontextmanager

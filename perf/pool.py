@@ -75,7 +75,9 @@ def _server_memory(url: str) -> dict[str, Any]:
 
 def _start(pool: Path, state_dir: Path, then: Any) -> dict[str, Any]:
     started = time.perf_counter()
-    with gecko_server([pool / "toolkits"], workers=2, state_dir=state_dir, timeout=900) as url:
+    # the embedding cache goes with the state dir, so that the cold start really embeds the pool
+    with gecko_server([pool / "toolkits"], workers=2, state_dir=state_dir, timeout=900,
+                      extra=["--search-cache-dir", str(state_dir / "search")]) as url:
         healthy = time.perf_counter() - started
         first = time.perf_counter()
         reply = httpx.get(f"{url}/tools/search", params={"q": "book a flight", "k": 5}, timeout=FIRST_SEARCH_TIMEOUT)

