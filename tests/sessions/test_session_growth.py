@@ -136,3 +136,21 @@ async def test_two_workers_carry_the_id_index_through_each_others_writes(tmp_pat
 
     assert len(state["notes"]["notes"]) == LATE
     assert _INDEXES.builds - builds <= 1  # after one checkpoint read at most in the window
+
+
+async def test_many_sessions_written_in_turn_keep_their_id_indexes(tmp_path: Path, store_spec: str) -> None:
+    """64 sessions written round-robin (a load generator's 64 connections, one session each): every session's
+    collection keeps its id index between its calls, so after the first round no create builds one."""
+    from gecko.pipeline.world.store import _INDEXES
+
+    async with _app(tmp_path, store_spec) as client:
+        sessions = [(await client.get("/session-id")).json()["session_id"] for _ in range(64)]
+        builds = 0
+        for turn in range(4):
+            if turn == 2:
+                builds = _INDEXES.builds
+            for number, sid in enumerate(sessions):
+                body = {"title": f"note {turn}.{number}", "body": "text", "tags": ["many"]}
+                response = await client.post("/notes/create_note", json=body, headers={"X-Session-ID": sid})
+                assert response.status_code == 200, response.text
+    assert _INDEXES.builds == builds

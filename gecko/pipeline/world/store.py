@@ -92,8 +92,12 @@ def _record_id(records: dict[str, Any] | list[Any], position: str | int, record:
     return record.get(id_field) if isinstance(record, Mapping) else record
 
 
-INDEXES_KEPT = 32
-"""Collection values whose id index is kept (the most recent; a call looks its collection up a few times)."""
+INDEXES_KEPT = 1024
+"""Collection values whose id index is kept (the most recently used). Enough for every collection of the sessions
+whose states a process keeps decoded (`STATE_CACHE_SESSIONS`, a few collections each): with fewer, many sessions
+written at once (64 connections, one session each) evicted each other's indexes and every create rebuilt its
+collection's index, O(records) per call. An index costs about one dict entry per record, beside a state that
+holds the records themselves."""
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
