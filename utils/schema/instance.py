@@ -36,9 +36,15 @@ RICH_DEPTH = 4
 MAX_REF_HOPS = 64
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
+CAREFUL_ATTEMPTS = 2
+"""The last runs check each optional property against its own declaration and leave out what fails it."""
 ID_KEY = re.compile(r"(^id$|_id$|Id$|ID$|(^|_)code$|Code$|(^|_)number$|Number$|_no$)")
 WORDS = ("alpha", "bravo", "cedar", "delta", "ember", "falcon", "garnet", "harbor", "indigo", "juniper",
          "kestrel", "lumen", "maple", "nimbus", "onyx", "pine", "quartz", "river", "sierra", "tundra")
+
+
+_PROBES: tuple[Any, ...] = ("", 0, 0.5, True, None, [], {})
+"""Values of every JSON type, tried to make an object fail a `oneOf` branch it should not match."""
 
 
 class UnsatisfiableSchema(ValueError):
@@ -92,8 +98,9 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
     last_error = "no attempt"
     for attempt in range(ATTEMPTS):
         hints = echo if attempt < ATTEMPTS // 2 else None
+        careful = attempt >= ATTEMPTS - CAREFUL_ATTEMPTS
         try:
-            value = InstanceGenerator(schema, f"{seed}#{attempt}", hints, cache).generate()
+            value = InstanceGenerator(schema, f"{seed}#{attempt}", hints, cache, careful=careful).generate()
         except UnsatisfiableSchema as exc:
             last_error = str(exc)
             continue
@@ -108,13 +115,16 @@ class InstanceGenerator:
     """One generation run: a root schema, a seed, and argument values that may be echoed."""
 
     def __init__(self, root: Any, seed: str, echo: Mapping[str, Any] | None = None,
-                 cache: SchemaCache | None = None) -> None:
+                 cache: SchemaCache | None = None, *, careful: bool = False) -> None:
         """Args:
             root: the self-contained schema.
             seed: determines every choice.
             echo: argument values a same-named field may repeat.
             cache: compiled sub-schema checks to reuse (see `SchemaCache`); a fresh one when omitted.
+            careful: leave out an optional property whose value does not validate against its own declaration
+                (a contradictory one, e.g. `type: array` with an `enum` of strings, in a real description).
         """
+        self._careful = careful
         self._root = root if isinstance(root, dict) else {}
         self._root_schema = root
         self._defs = self._root.get("$defs") or _NO_DEFS
@@ -254,7 +264,48 @@ class InstanceGenerator:
                 continue
             if self._valid(schema, value):
                 return value
+            if combiner == "oneOf":  # valid for more than one branch: make it fail the others
+                distinct = self._exclude_others(value, branch, [b for b in branches if b is not branch])
+                if distinct is not None and self._valid(schema, distinct):
+                    return distinct
         raise UnsatisfiableSchema(f"no branch of {combiner} could be satisfied at {key or 'root'}")
+
+    def _exclude_others(self, value: Any, chosen: Any, others: list[Any]) -> dict[str, Any] | None:
+        """`value` (valid for the `chosen` branch) changed so that it fails every other branch, or None.
+
+        Open object branches overlap (real descriptions often have `oneOf` objects with no required property
+        and no `additionalProperties: false`: `{}` satisfies all of them). An object still matching another
+        branch loses a property that branch requires, or gets a value that branch's declaration of a property
+        refuses, as long as it stays valid for the chosen branch."""
+        if not isinstance(value, dict):
+            return None
+        out = dict(value)
+        for other in others:
+            if self._valid(other, out) and not self._break(out, chosen, other):
+                return None
+        return out
+
+    def _break(self, out: dict[str, Any], chosen: Any, other: Any) -> bool:
+        """Change `out` in place so that it fails `other` and still passes `chosen`; False if no way was found."""
+        sub = self._deref(other)
+        if not isinstance(sub, dict):
+            return False
+        for name in sub.get("required", []):
+            if name in out:
+                trial = {k: v for k, v in out.items() if k != name}
+                if self._valid(chosen, trial) and not self._valid(other, trial):
+                    del out[name]
+                    return True
+        properties = sub.get("properties", {})
+        for name, declared in properties.items() if isinstance(properties, dict) else ():
+            for probe in _PROBES:
+                if self._valid(declared, probe):
+                    continue
+                trial = {**out, name: probe}
+                if self._valid(chosen, trial) and not self._valid(other, trial):
+                    out[name] = probe
+                    return True
+        return False
 
     # -- containers ------------------------------------------------------------------------
     def _object(self, schema: dict[str, Any], key: str, depth: int) -> dict[str, Any]:
@@ -265,6 +316,14 @@ class InstanceGenerator:
         for name, sub in props.items():
             if name in required or (rich and depth < MAX_DEPTH and sub is not False):
                 if name not in required and self._recursive(sub):
+                    continue
+                if self._careful and name not in required:
+                    try:
+                        value = self._value(sub, name, depth + 1)
+                    except UnsatisfiableSchema:
+                        continue
+                    if self._valid(sub, value):
+                        out[name] = value
                     continue
                 out[name] = self._value(sub, name, depth + 1)
         extra_schema = schema.get("additionalProperties", True)

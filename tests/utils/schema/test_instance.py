@@ -118,3 +118,39 @@ def test_a_value_that_never_validates_is_reported_with_the_reason():
     schema = {"type": "string", "pattern": "^a$", "minLength": 3}
     with pytest.raises(UnsatisfiableSchema, match="is too short|does not match"):
         generate_instance(schema, "s")
+
+
+OVERLAPPING = {  # open objects with nothing required (the shape of just-eat's SearchByPostcode 200, from the pool)
+    "oneOf": [{"$ref": "#/$defs/Search"}, {"$ref": "#/$defs/External"}, {"$ref": "#/$defs/Web"}],
+    "$defs": {
+        "Search": {"type": "object", "properties": {"Restaurants": {"type": "array", "items": {"type": "string"}},
+                                                    "MetaData": {"type": "object"}}},
+        "External": {"type": "object", "properties": {"Restaurants": {"type": "array", "items": {"type": "string"}}}},
+        "Web": {"type": "object", "properties": {"Open": {"type": "integer"}, "Closed": {"type": "integer"}}},
+    },
+}
+
+
+@pytest.mark.parametrize("schema", [
+    OVERLAPPING,
+    {"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "string"}}}]},
+    {"type": "object", "properties": {"pet": {"oneOf": [{"type": "object", "properties": {"bark": {"type": "boolean"}}},
+                                                        {"type": "object", "properties": {"meow": {"type": "boolean"}}}]}},
+     "required": ["pet"]},
+], ids=["three-open-objects", "required-vs-open", "nested"])
+def test_a_oneof_of_overlapping_objects_gets_an_instance_of_exactly_one_branch(schema):
+    for seed in ("a", "b", "c"):
+        value = generate_instance(schema, seed)
+        assert is_valid(schema, value)
+        assert value == generate_instance(schema, seed)
+
+
+def test_an_optional_property_with_a_contradictory_declaration_is_left_out():
+    """vimeo's `user.content_filter` (from the pool): `type: array` with an `enum` of strings, never satisfiable."""
+    schema = {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"},
+        "content_filter": {"type": "array", "items": {"type": "string"}, "enum": ["drugs", "safe"]}}}
+    value = generate_instance(schema, "s")
+    assert is_valid(schema, value) and "content_filter" not in value and "name" in value
+    with pytest.raises(UnsatisfiableSchema):  # required, it still cannot be satisfied
+        generate_instance({**schema, "required": ["name", "content_filter"]}, "s")
