@@ -75,7 +75,8 @@ def generate(args: argparse.Namespace) -> TaskSetResult:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `gecko openworld …`; 0 written, 1 failed, 2 bad arguments."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="gecko openworld: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="gecko openworld: %(message)s")
+    log.setLevel(logging.INFO)  # our own lines (drops with examples); not httpx's line per request
     if args.count < 1:
         print("gecko openworld: error: --count must be at least 1", file=sys.stderr)
         return 2
