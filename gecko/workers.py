@@ -34,6 +34,9 @@ _PR_SET_PDEATHSIG = 1
 WORKER_START_TIMEOUT_S = 60
 """How long uvicorn's supervisor waits for a worker to start or answer its health ping before restarting it
 (uvicorn's default, 5 s, restarts every worker forever on a loaded machine, where importing the app takes longer)."""
+GRACEFUL_SHUTDOWN_SECONDS = 30
+"""After SIGTERM, how long a worker lets requests in flight finish before it cancels them (uvicorn waits forever by
+default: one long request kept a stopped server's master and port for minutes)."""
 SECRET_VARIABLES = (f"{ENV_PREFIX}API_KEY",)
 """Variables holding Gecko's own secrets: read into Settings, then removed so that no child inherits them."""
 
@@ -94,7 +97,8 @@ def serve(settings: Settings) -> None:
     config = GeckoConfig(WorkerApp(settings, watch_parent=several), factory=True, host=settings.host,
                          port=settings.port, workers=settings.workers, log_level=settings.log_level,
                          access_log=False, http=HTTP_PROTOCOL, request_read_timeout=settings.request_read_timeout,
-                         timeout_worker_healthcheck=WORKER_START_TIMEOUT_S)
+                         timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
+                         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
     server = Server(config)
     try:
         if several:

@@ -18,7 +18,10 @@ There are no real tools in the open world: the best simulated attempt is the res
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -57,6 +60,7 @@ from inference.agents import (
 )
 from inference.agents.llm import LLMPlannerModel
 from inference.gecko import GeckoClient, GeckoError, GeckoSandbox, fetch_catalog
+from inference.gecko.errors import GeckoUnavailableError
 from inference.tools.catalog import ToolCatalog
 from inference.tools.execution import CallRecord
 from inference.tools.robustness import robustness_of
@@ -103,6 +107,32 @@ def _attempts(result: TurnResult) -> list[dict[str, Any]]:
              "score": a.verdict.score if a.verdict else None,
              "verdict": [dict(item) for item in a.verdict.items] if a.verdict else None,
              "calls": [_public(c) for c in a.calls], "answer": a.final_text} for a in result.attempts]
+
+
+SEARCH_INDEX_WAIT_SECONDS = 3600.0
+"""How long the preflight waits for Gecko's dense search index (embedding a 10,000-tool pool the first time takes
+minutes on two cores; later runs read the embedding cache)."""
+SEARCH_READY_ANSWERS = 4
+"""Searches in a row that must answer before the run starts (each worker builds its index on its first search)."""
+
+
+async def _await_search(client: GeckoClient) -> None:
+    """Search until it answers `SEARCH_READY_ANSWERS` times in a row; while Gecko builds its dense index (503), wait
+    and say how far it is every 30 s, so that every task searches with the same ranking."""
+    deadline = time.monotonic() + SEARCH_INDEX_WAIT_SECONDS
+    answered, said = 0, 0.0
+    while answered < SEARCH_READY_ANSWERS:
+        try:
+            await client.search_tools("search", 1)
+            answered += 1
+        except GeckoUnavailableError as exc:
+            if exc.status != 503 or time.monotonic() > deadline:
+                raise
+            answered = 0
+            if time.monotonic() - said >= 30:
+                said = time.monotonic()
+                print(f"preflight: waiting for Gecko's tool search: {exc}", file=sys.stderr, flush=True)
+            await asyncio.sleep(5)
 
 
 class OpenWorldBenchmark:
@@ -247,7 +277,7 @@ class OpenWorldBenchmark:
                 raise PreflightError(f"Gecko at {client.base_url} does not serve the toolkits {', '.join(missing[:5])} "
                                      f"the tasks need; start it with: {start}")
             self._catalog = await fetch_catalog(client, names)
-            await client.search_tools("search", 1)
+            await _await_search(client)
         except GeckoError as exc:
             raise PreflightError(f"Gecko at {client.base_url} is not usable for the open world: {exc}; start it with: "
                                  f"{start}") from exc

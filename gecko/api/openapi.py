@@ -44,7 +44,8 @@ REASONS: dict[int, str] = {
     422: "The request is well-formed JSON but invalid: every violation is listed in `errors`.",
     501: "The server lacks an optional feature this route needs (e.g. tool search without the `search` extra).",
     502: "The judge (an LLM) could not produce a verdict.",
-    503: "The session is busy or the session store is unreachable; retry after `Retry-After` seconds.",
+    503: "Not ready or busy: the session is busy, the session store is unreachable, or (tool search) the dense index "
+         "is being built; retry after `Retry-After` seconds.",
 }
 BODY_PROBLEMS = (400, 413, 415, 422)
 """What any route with a JSON body can answer about that body."""

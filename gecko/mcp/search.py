@@ -13,7 +13,14 @@ from typing import Any
 from mcp import types
 
 from gecko.mcp.catalog import McpCatalog
-from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, MODES, SearchUnavailable, ToolIndex
+from gecko.toolkits.search import (
+    MAX_K,
+    MAX_QUERY_CHARS,
+    MODES,
+    SearchIndexBuilding,
+    SearchUnavailable,
+    ToolIndex,
+)
 
 SEARCH_TOOL = "search_tools"
 DEFAULT_K = 10
@@ -86,6 +93,8 @@ async def call_search(index: ToolIndex, catalog: McpCatalog, arguments: dict[str
         hits = await asyncio.to_thread(index.search, query, k, access=access, mode=mode)
     except SearchUnavailable as exc:
         return _error(f"search_tools is unavailable on this server: {exc}")
+    except SearchIndexBuilding as exc:
+        return _error(f"search_tools is not ready yet: {exc} (retry in about {exc.retry_after} s)")
     tools = []
     for hit in hits:
         name = catalog.name_of(hit.operation)

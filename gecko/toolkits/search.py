@@ -11,9 +11,12 @@ Three rankings (`Mode`):
 - `hybrid`: reciprocal rank fusion of the two (`fuse_rrf`): each tool scores Σ 1/(60 + rank) over the rankings
   whose top `FUSION_DEPTH` it is in. The default when dense retrieval is available; `bm25` otherwise.
 
-BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built on the first
-search that needs it (embedding a large pool takes minutes, and most servers never search), or at start-up when
-the embedding cache already holds every tool; both are read-only afterwards.
+BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built at start-up when
+the embedding cache already holds every tool, else in a background thread started by the first search that needs
+it (embedding a large pool takes minutes, and most servers never search). No search waits for that build longer
+than `DENSE_WAIT_SECONDS`: until it is done, a search that needs dense ranking (the default `hybrid` included)
+raises `SearchIndexBuilding` with the progress, so clients retry later instead of holding a connection for
+minutes, and a run never mixes BM25-only answers with hybrid ones. Both indexes are read-only once built.
 """
 
 from __future__ import annotations
@@ -51,9 +54,23 @@ FUSION_DEPTH = 100
 """How deep into each ranking hybrid fusion looks (at least k)."""
 
 
+DENSE_WAIT_SECONDS = 20.0
+"""Longest a search waits for the dense index being built before it answers `SearchIndexBuilding` (reading a full
+embedding cache and loading the model takes seconds; embedding a large pool, minutes)."""
+
+
 class SearchUnavailable(RuntimeError):
     """The asked ranking cannot be had here (an extra or the model is not installed, or dense search is off);
     the message says why and how to get it."""
+
+
+class SearchIndexBuilding(RuntimeError):
+    """The dense index is being built (the first search on these tools since their embeddings were cached):
+    retry after `retry_after` seconds, or ask for `mode=bm25`. The message says how far the build is."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -199,6 +216,11 @@ class ToolIndex:
         self._dense: Any = None  # search_dense.DenseIndex, imported with numpy only when dense search is used
         self._dense_error = _dense_missing(dense)
         self._cache_dir = cache_dir
+        self._builder: threading.Thread | None = None
+        self._builder_lock = threading.Lock()  # not _dense_lock: the build holds that one for minutes
+        self._built = threading.Event()
+        self._progress: tuple[int, int] | None = None
+        """(tools embedded so far, tools to embed) of the build under way; None before it embeds."""
 
     @property
     def size(self) -> int:
@@ -214,6 +236,21 @@ class ToolIndex:
     def engine(self) -> Mode:
         """The default ranking: `hybrid` when dense retrieval is available, else `bm25`."""
         return "hybrid" if self._dense_error is None else "bm25"
+
+    @property
+    def dense_status(self) -> dict[str, Any]:
+        """Where dense ranking stands: `state` is `ready`, `building` (with `embedded`/`to_embed` once it embeds),
+        `cold` (not built; the first search that needs it starts the build) or `unavailable` (with `reason`)."""
+        if self._dense is not None:
+            return {"state": "ready", "tools": self._dense.build.tools}
+        if self._dense_error is not None:
+            return {"state": "unavailable", "reason": self._dense_error}
+        if self._builder is None:
+            return {"state": "cold", "tools": len(self._tools)}
+        status: dict[str, Any] = {"state": "building", "tools": len(self._tools)}
+        if self._progress is not None:
+            status["embedded"], status["to_embed"] = self._progress
+        return status
 
     @property
     def dense_build(self) -> Any:
@@ -235,12 +272,55 @@ class ToolIndex:
                 pass  # logged; default searches fall back to BM25
 
     def warm_dense(self) -> None:
-        """Build the dense index now, embedding what the cache lacks.
+        """Build the dense index now, embedding what the cache lacks (blocks until it is built).
 
         Raises:
             SearchUnavailable: dense retrieval cannot be had here (the message says why).
         """
         self._warm_dense(embed=True)
+
+    def await_dense(self, wait_seconds: float | None = None) -> None:
+        """Have the dense index: start its build in the background if nobody has, and wait for it at most
+        `wait_seconds` (default `DENSE_WAIT_SECONDS`).
+
+        Raises:
+            SearchUnavailable: dense retrieval cannot be had here (or its build failed; the message says why).
+            SearchIndexBuilding: the build is still under way after `wait_seconds`.
+        """
+        if self._dense is not None:
+            return
+        if self._dense_error is not None:
+            raise SearchUnavailable(f"dense ranking is unavailable: {self._dense_error}")
+        with self._builder_lock:
+            if self._builder is None and self._dense is None:
+                self._builder = threading.Thread(target=self._build_in_background, name="dense-search-build",
+                                                 daemon=True)
+                self._builder.start()
+        self._built.wait(DENSE_WAIT_SECONDS if wait_seconds is None else wait_seconds)
+        if self._dense is not None:
+            return
+        if self._dense_error is not None:
+            raise SearchUnavailable(f"dense ranking is unavailable: {self._dense_error}")
+        status = self.dense_status
+        done = (f"{status['embedded']} of {status['to_embed']} tools embedded" if "embedded" in status
+                else "waiting for another worker that embeds them, or reading the embedding cache")
+        raise SearchIndexBuilding(
+            f"the dense search index of {len(self._tools)} tools is being built ({done}); this happens once per "
+            "pool and model, later starts read the embedding cache; retry shortly, or ask for mode=bm25", 10)
+
+    def _build_in_background(self) -> None:
+        try:
+            self._warm_dense(embed=True)
+        except SearchUnavailable:
+            pass  # recorded in _dense_error and logged
+        except Exception as exc:  # noqa: BLE001 - a failed build is reported to every later search, not lost
+            self._dense_error = f"building the dense index failed: {type(exc).__name__}: {exc}"
+            log.exception("tool search: building the dense index failed")
+        finally:
+            self._built.set()
+
+    def _on_progress(self, embedded: int, to_embed: int) -> None:
+        self._progress = (embedded, to_embed)
 
     def _warm_dense(self, *, embed: bool) -> None:
         if self._dense is not None:
@@ -267,7 +347,8 @@ class ToolIndex:
                 self._dense_error = str(exc)
                 log.warning("tool search: dense ranking is off: %s", exc)
                 raise SearchUnavailable(f"dense ranking is unavailable: {exc}") from None
-            self._dense = DenseIndex(encoder, texts, self._cache_dir)
+            self._dense = DenseIndex(encoder, texts, self._cache_dir, progress=self._on_progress)
+            self._built.set()
 
     def _warm_bm25(self) -> None:
         if self._model is not None:
@@ -293,6 +374,7 @@ class ToolIndex:
 
         Raises:
             SearchUnavailable: the ranking asked for cannot be had here (the message says why).
+            SearchIndexBuilding: it needs the dense index, whose build is under way (see `await_dense`).
         """
         import numpy as np
 
@@ -300,13 +382,13 @@ class ToolIndex:
             mode = self.engine
             if mode == "hybrid":
                 try:
-                    self.warm_dense()
+                    self.await_dense()
                 except SearchUnavailable:  # the model failed to load (logged): the default falls back to BM25
                     mode = "bm25"
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; one of {', '.join(MODES)}")
         if mode != "bm25":
-            self.warm_dense()
+            self.await_dense()
         if mode != "dense":
             self._warm_bm25()
         if not self._tools:

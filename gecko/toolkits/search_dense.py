@@ -15,7 +15,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +28,8 @@ log = logging.getLogger("gecko.search")
 
 TOOL_TOKENS = 128
 """Word pieces embedded per tool: its app, name, summary and the start of its description fit; more costs time."""
+CHUNK_TOOLS = 1000
+"""Tools embedded between two writes of the cache (an interrupted build loses at most one chunk)."""
 QUERY_TOKENS = 256
 """Word pieces embedded per query: the model's training length."""
 _KEY_BYTES = 16
@@ -47,23 +49,32 @@ def cache_fetch(path: Path, dim: int) -> dict[bytes, np.ndarray]:
     """The cached embeddings, by text key; an unreadable or mismatched file counts as empty (it is rebuilt)."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            keys, vectors = data["keys"], data["vectors"]
+            keys, vectors = _read_keys(data["keys"]), data["vectors"]
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, KeyError) as exc:
         log.warning("tool search: ignoring the unreadable embedding cache %s (%s)", path, exc)
         return {}
-    if vectors.ndim != 2 or vectors.shape[1] != dim or len(keys) != len(vectors):
+    if keys is None or vectors.ndim != 2 or vectors.shape[1] != dim or len(keys) != len(vectors):
         log.warning("tool search: ignoring the embedding cache %s (shape %s)", path, vectors.shape)
         return {}
-    return {bytes(key): vectors[i] for i, key in enumerate(keys)}
+    return {key: vectors[i] for i, key in enumerate(keys)}
+
+
+def _read_keys(array: np.ndarray) -> list[bytes] | None:
+    """The text keys of a cache file: rows of `_KEY_BYTES` bytes (a byte-string array would drop a key's trailing
+    zero bytes); None for any other layout (the file is then rebuilt)."""
+    if array.dtype != np.uint8 or array.ndim != 2 or array.shape[1] != _KEY_BYTES:
+        return None
+    return [row.tobytes() for row in array]
 
 
 def cache_store(path: Path, rows: dict[bytes, np.ndarray]) -> None:
     """Write every row to the cache file, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    keys = np.array(sorted(rows), dtype=f"S{_KEY_BYTES}")
-    vectors = np.stack([rows[bytes(key)] for key in keys]).astype(np.float32) if len(keys) else np.zeros((0, 0))
+    ordered = sorted(rows)
+    keys = np.frombuffer(b"".join(ordered), dtype=np.uint8).reshape(len(ordered), _KEY_BYTES)
+    vectors = np.stack([rows[key] for key in ordered]).astype(np.float32) if ordered else np.zeros((0, 0))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -83,9 +94,12 @@ def all_cached(identity: str, texts: Sequence[str], cache_dir: Path | None) -> b
         return False
     try:
         with np.load(cache_path(cache_dir, identity, TOOL_TOKENS), allow_pickle=False) as data:
-            keys = {bytes(key) for key in data["keys"]}
+            read = _read_keys(data["keys"])
     except (OSError, ValueError, KeyError):
         return False
+    if read is None:
+        return False
+    keys = set(read)
     return all(text_key(text) in keys for text in texts)
 
 
@@ -114,12 +128,18 @@ class DenseBuild:
 class DenseIndex:
     """Unit embeddings of a fixed list of texts; `scores(query)` is the cosine similarity of each to the query."""
 
-    def __init__(self, encoder: SentenceEncoder, texts: Sequence[str], cache_dir: Path | None) -> None:
-        """Embed `texts` (cut to `TOOL_TOKENS`), reading and extending the cache in `cache_dir` (None: no cache)."""
+    def __init__(self, encoder: SentenceEncoder, texts: Sequence[str], cache_dir: Path | None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        """Embed `texts` (cut to `TOOL_TOKENS`), reading and extending the cache in `cache_dir` (None: no cache).
+
+        The texts the cache lacks are embedded `CHUNK_TOOLS` at a time, and the cache is written after each chunk,
+        so an interrupted build keeps what it did; `progress(embedded, to_embed)` is told after each chunk."""
         started = time.perf_counter()
         self._encoder = encoder
         keys = [text_key(text) for text in texts]
+        report = progress or (lambda embedded, to_embed: None)
         if cache_dir is None:
+            report(0, len(texts))
             self.vectors = encoder.encode(texts, max_tokens=TOOL_TOKENS)
             embedded = len(texts)
         else:
@@ -127,9 +147,11 @@ class DenseIndex:
             with _locked(path):
                 rows = cache_fetch(path, encoder.dim)
                 missing = sorted({i for i, key in enumerate(keys) if key not in rows})
-                if missing:
-                    fresh = encoder.encode([texts[i] for i in missing], max_tokens=TOOL_TOKENS)
-                    rows.update({keys[i]: fresh[j] for j, i in enumerate(missing)})
+                for start in range(0, len(missing), CHUNK_TOOLS):
+                    report(start, len(missing))
+                    chunk = missing[start:start + CHUNK_TOOLS]
+                    fresh = encoder.encode([texts[i] for i in chunk], max_tokens=TOOL_TOKENS)
+                    rows.update({keys[i]: fresh[j] for j, i in enumerate(chunk)})
                     cache_store(path, rows)
             self.vectors = np.stack([rows[key] for key in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
             embedded = len(missing)

@@ -99,6 +99,18 @@ def test_other_methods_get_405_and_the_document_lists_every_status(make_client):
         assert reply.status_code == 405, (method, reply.text)
         assert reply.headers["allow"] == "GET"
     operation = client.get("/openapi.json").json()["paths"]["/tools/search"]["get"]
-    assert {"200", "404", "422", "501"} <= set(operation["responses"])
+    assert {"200", "404", "422", "501", "503"} <= set(operation["responses"])
     assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ToolSearchPublic"}
+
+
+def test_a_dense_index_being_built_is_a_503_with_retry_after(make_client, monkeypatch):
+    import gecko.toolkits.search as search
+
+    def building(self, *args, **kwargs):
+        raise search.SearchIndexBuilding("the dense search index of 9 tools is being built (3 of 9 tools embedded)", 10)
+
+    monkeypatch.setattr(search.ToolIndex, "search", building)
+    reply = make_client().get("/tools/search", params={"q": "notes"})
+    assert reply.status_code == 503 and reply.headers["retry-after"] == "10"
+    assert "3 of 9 tools embedded" in reply.json()["detail"]

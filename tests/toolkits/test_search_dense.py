@@ -179,3 +179,60 @@ async def test_the_mcp_tool_takes_a_mode(registry):
     assert bad.isError and "'mode' must be one of bm25, dense, hybrid" in bad.content[0].text
     off = await call_search(index, catalog, {"query": "weather", "mode": "dense"})
     assert off.isError and "turned off" in off.content[0].text
+
+
+def test_keys_ending_in_zero_bytes_survive_the_cache(tmp_path):
+    """A key is 16 bytes of a hash: one in 256 ends in a zero byte, which a numpy byte-string array would drop
+    (the whole pool's build failed on it with a KeyError)."""
+    from gecko.toolkits.search_dense import _KEY_BYTES, cache_fetch, cache_store
+
+    keys = [b"\x01" * (_KEY_BYTES - 1) + b"\x00", b"\x00" * _KEY_BYTES, b"\x02" * _KEY_BYTES]
+    path = tmp_path / "c.npz"
+    cache_store(path, {key: np.full(3, i, np.float32) for i, key in enumerate(keys)})
+    fetched = cache_fetch(path, 3)
+    assert set(fetched) == set(keys) and all(fetched[key][0] == i for i, key in enumerate(keys))
+    np.savez(path, keys=np.array(keys, dtype=f"S{_KEY_BYTES}"), vectors=np.zeros((3, 3), np.float32))
+    assert cache_fetch(path, 3) == {}  # the old layout is not trusted: it is rebuilt
+
+
+def test_the_build_embeds_in_chunks_and_reports_progress(registry, tmp_path, monkeypatch):
+    encoder = _encoder_or_skip()
+    from gecko.toolkits import search_dense
+
+    monkeypatch.setattr(search_dense, "CHUNK_TOOLS", 1)
+    texts = ["one tool", "another tool", "a third"]
+    seen: list[tuple[int, int]] = []
+    search_dense.DenseIndex(encoder, texts, tmp_path, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 3), (1, 3), (2, 3)]
+
+
+def test_no_search_waits_for_the_whole_build(registry, tmp_path, monkeypatch):
+    """While the tools are embedded (minutes on a large pool), searches that need dense ranking get
+    SearchIndexBuilding at once with the progress; BM25 answers; once built, every mode answers."""
+    import threading
+
+    from gecko.toolkits.search import SearchIndexBuilding
+
+    encoder = _encoder_or_skip()
+    from gecko.toolkits import search_encoder
+
+    release = threading.Event()
+    real_encode = encoder.encode
+
+    def slow_encode(texts, **kwargs):
+        if len(texts) > 1:  # the tools, not a query
+            release.wait(30)
+        return real_encode(texts, **kwargs)
+
+    monkeypatch.setattr(encoder, "encode", slow_encode)
+    monkeypatch.setattr(search_encoder.SentenceEncoder, "packaged", staticmethod(lambda: encoder))
+    index = ToolIndex(registry, dense=True, cache_dir=tmp_path)
+    assert index.dense_status["state"] == "cold"
+    with pytest.raises(SearchIndexBuilding, match="being built"):
+        index.await_dense(wait_seconds=0.2)
+    assert index.dense_status["state"] == "building"
+    assert index.search("weather forecast", 1, mode="bm25")[0].operation.operation_id == "get_forecast"
+    release.set()
+    index.await_dense(wait_seconds=30)
+    assert index.dense_status["state"] == "ready"
+    assert index.search("weather forecast", 1)[0].operation.operation_id == "get_forecast"

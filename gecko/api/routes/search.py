@@ -13,12 +13,12 @@ from gecko.api.deps import ContextDep
 from gecko.api.models import ToolSearchPublic
 from gecko.api.openapi import problem_responses
 from gecko.api.problems import ProblemError, not_found
-from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, Mode, SearchUnavailable
+from gecko.toolkits.search import MAX_K, MAX_QUERY_CHARS, Mode, SearchIndexBuilding, SearchUnavailable
 
 router = APIRouter(tags=["toolkits"])
 
 
-@router.get("/tools/search", response_model=ToolSearchPublic, responses=problem_responses(404, 422, 501))
+@router.get("/tools/search", response_model=ToolSearchPublic, responses=problem_responses(404, 422, 501, 503))
 async def search_tools(
     ctx: ContextDep,
     q: str = Query(..., min_length=1, max_length=MAX_QUERY_CHARS, description="what the tool should do, in words"),
@@ -32,7 +32,9 @@ async def search_tools(
     """The `k` tools that best match `q`, best first: each with its toolkit, name, app and source (pool
     toolkits), read/write kind, summary, the route to call it and its score. BM25 leaves out tools that share no
     word with the query, so fewer than `k` may come back; dense and hybrid rank every tool. A `mode` this server
-    cannot offer (no embedding model installed, or `--no-dense-search`) is a 501 saying why."""
+    cannot offer (no embedding model installed, or `--no-dense-search`) is a 501 saying why. While the dense index
+    is being built (the first search on a pool whose tool embeddings are not cached yet: minutes on a large pool),
+    a search that needs it answers 503 with `Retry-After` and the build's progress; `mode=bm25` answers at once."""
     if not q.strip():
         raise ProblemError(422, "Invalid query", "q must contain at least one word", "invalid-query")
     if toolkit:
@@ -46,6 +48,9 @@ async def search_tools(
         hits = await asyncio.to_thread(ctx.search.search, q, k, toolkits=toolkit, access=access, mode=mode)
     except SearchUnavailable as exc:
         raise ProblemError(501, "Tool search unavailable", str(exc), "search-unavailable") from None
+    except SearchIndexBuilding as exc:
+        raise ProblemError(503, "Search index being built", str(exc), "search-index-building",
+                           headers={"Retry-After": str(exc.retry_after)}) from None
     return ToolSearchPublic.model_validate({"query": q, "k": k, "engine": mode or ctx.search.engine,
                                             "indexed_tools": ctx.search.size,
                                             "dense_unavailable": ctx.search.dense_unavailable,
