@@ -10,13 +10,9 @@ from gecko.convert import from_openai
 from gecko.convert.document import write_document
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.search import Tokenizer, ToolIndex, call_route
+from tests.toolkits.search_support import openai_function as _fn
 
 pytest.importorskip("bm25s")
-
-
-def _fn(name: str, description: str, **params: str) -> dict:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": {p: {"type": "string", "description": d} for p, d in params.items()}}}}
 
 
 @pytest.fixture(scope="module")

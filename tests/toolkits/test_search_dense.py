@@ -13,13 +13,9 @@ from gecko.convert.document import write_document
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.search import RRF_K, SearchUnavailable, ToolIndex, dense_text, fuse_rrf
+from tests.toolkits.search_support import openai_function as _fn
 
 pytest.importorskip("bm25s")
-
-
-def _fn(name: str, description: str, **params: str) -> dict:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": {p: {"type": "string", "description": d} for p, d in params.items()}}}}
 
 
 @pytest.fixture(scope="module")
