@@ -75,6 +75,7 @@ class FaultPolicies:
     def __init__(self, default: FaultPolicy | None) -> None:
         self.default = default
         self._parsed: dict[str, FaultPolicy] = {}
+        self._last: tuple[Any, FaultPolicy | None] | None = None
         self.injected: Counter[tuple[str, str]] = Counter()
         """(level, kind) → injections by this worker."""
 
@@ -84,6 +85,9 @@ class FaultPolicies:
         own = config.get(FAULTS_KEY)
         if own is None:
             return self.default
+        known = self._last
+        if known is not None and known[0] is own:  # the same config object as the last call's: parsed already
+            return known[1]
         key = dumps_compact(own)
         policy = self._parsed.get(key)
         if policy is None:
@@ -91,7 +95,9 @@ class FaultPolicies:
             if len(self._parsed) >= POLICY_CACHE:
                 self._parsed.clear()
             self._parsed[key] = policy
-        return policy if policy.rules else None
+        found = policy if policy.rules else None
+        self._last = (own, found)  # holds `own`, so its identity is not reused while remembered
+        return found
 
     def source(self, config: Mapping[str, Any]) -> str:
         """`session`, `server` or `none`: where the session's policy comes from."""

@@ -31,11 +31,9 @@ from jsonpointer import JsonPointerException, resolve_pointer
 from utils.faults.policy import (
     BLOCKING_KINDS,
     LEVELS,
-    ExpireSession,
     FaultPolicy,
-    FaultRule,
     Level,
-    Match,
+    RulePlan,
     Side,
     StateCondition,
 )
@@ -84,7 +82,7 @@ class Earlier:
     """Where the state was when it was answered (Gecko: the state version; a bridge: its write count)."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CallFacts:
     """What the decision may look at for one call."""
 
@@ -167,7 +165,7 @@ def _tools_hit(globs: tuple[str, ...], names: tuple[str, ...]) -> bool:
     return globs == ("*",) or any(_glob_hit(glob, name) for glob in globs for name in names)
 
 
-def _number_hit(match: Match, n: int) -> bool:
+def _number_hit(match: RulePlan, n: int) -> bool:
     if match.calls is not None and n not in match.calls:
         return False
     if match.every is not None and n % match.every:
@@ -190,22 +188,20 @@ def state_holds(condition: StateCondition, state: Any) -> bool:
     return value is _MISSING or value != condition.not_equals
 
 
-def _selects(rule: FaultRule, state: FaultState, facts: CallFacts, n: int) -> bool:
-    match = rule.when
-    if match.side is not None and match.side != facts.side:
+def _selects(rule: RulePlan, state: FaultState, facts: CallFacts, n: int) -> bool:
+    if rule.side is not None and rule.side != facts.side:
         return False
-    if match.access is not None and match.access != facts.access:
+    if rule.access is not None and rule.access != facts.access:
         return False
-    if not _number_hit(match, n) or not _tools_hit(match.tools, facts.names):
+    if not _number_hit(rule, n) or not (rule.any_tool or _tools_hit(rule.tools, facts.names)):
         return False
-    if match.after_writes is not None and state.writes < match.after_writes:
+    if rule.after_writes is not None and state.writes < rule.after_writes:
         return False
     if rule.limit is not None and state.fired.get(rule.name, 0) >= rule.limit:
         return False
-    if rule.do.kind == "stale_read" and not (
-            facts.access == "read" and facts.earlier is not None and facts.earlier.mark != facts.mark):
+    if rule.stale and not (facts.access == "read" and facts.earlier is not None and facts.earlier.mark != facts.mark):
         return False
-    return match.state is None or (facts.state is not None and state_holds(match.state, facts.state()))
+    return rule.state is None or (facts.state is not None and state_holds(rule.state, facts.state()))
 
 
 def decide(policy: FaultPolicy, state: FaultState, facts: CallFacts) -> Injection | None:
@@ -215,17 +211,18 @@ def decide(policy: FaultPolicy, state: FaultState, facts: CallFacts) -> Injectio
     if state.expired_left > 0 and state.expired_rule is not None:
         state.expired_left -= 1
         return Injection(state.expired_rule, "expire_session", "state", n, {"window": True})
-    for rule in policy.rules:
-        if rule.when.probability <= 0.0 or not _selects(rule, state, facts, n):
+    plan = policy.plan
+    for rule in plan.rules:
+        if rule.probability <= 0.0 or not _selects(rule, state, facts, n):
             continue
-        value = draw(policy.seed, policy.stream, rule.name, n)
-        if value >= rule.when.probability:
+        value = draw(plan.seed, plan.stream, rule.name, n)
+        if value >= rule.probability:
             continue
         state.fired[rule.name] = state.fired.get(rule.name, 0) + 1
-        if isinstance(rule.do, ExpireSession) and rule.do.calls > 1:
-            state.expired_rule, state.expired_left = rule.name, rule.do.calls - 1
-        params = rule.do.model_dump(mode="json", exclude={"kind"})
-        return Injection(rule.name, rule.do.kind, LEVELS[rule.do.kind], n, params, round(value, 6))
+        if rule.expire_calls > 1:
+            state.expired_rule, state.expired_left = rule.name, rule.expire_calls - 1
+        params = rule.rule.do.model_dump(mode="json", exclude={"kind"})
+        return Injection(rule.name, rule.kind, LEVELS[rule.kind], n, params, round(value, 6))
     return None
 
 

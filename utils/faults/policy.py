@@ -304,23 +304,26 @@ class FaultPolicy(_Strict):
     stream: str = Field("", max_length=200)
     """Separates independent sequences of draws under one seed (runners set it per task and side)."""
     rules: tuple[FaultRule, ...] = Field(default=(), max_length=MAX_RULES)
-    _reads_earlier: bool = PrivateAttr(False)
-    _reads_state: bool = PrivateAttr(False)
+    _plan: PolicyPlan = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
-        """Precompute what callers must look up per call (the decision runs on every call of a session)."""
-        self._reads_earlier = any(rule.do.kind == "stale_read" for rule in self.rules)
-        self._reads_state = any(rule.when.state is not None for rule in self.rules)
+        """Precompute what the decision reads per call (it runs on every call of a session)."""
+        self._plan = PolicyPlan(self)
+
+    @property
+    def plan(self) -> PolicyPlan:
+        """The policy as plain attributes, for the per-call decision (pydantic attribute access costs more)."""
+        return self._plan
 
     @property
     def reads_earlier(self) -> bool:
         """A rule may answer a read with an earlier answer (callers then look one up)."""
-        return self._reads_earlier
+        return self._plan.reads_earlier
 
     @property
     def reads_state(self) -> bool:
         """A rule looks at the task state (callers then offer `CallFacts.state`)."""
-        return self._reads_state
+        return self._plan.reads_state
 
     @model_validator(mode="after")
     def _unique_names(self) -> FaultPolicy:
@@ -336,7 +339,9 @@ class FaultPolicy(_Strict):
 
     def for_stream(self, stream: str) -> FaultPolicy:
         """The same policy drawing an independent sequence named `stream`."""
-        return self.model_copy(update={"stream": stream})
+        copy = self.model_copy(update={"stream": stream})
+        copy._plan = PolicyPlan(copy)  # model_copy keeps the private plan, whose stream is the old one
+        return copy
 
     @property
     def label(self) -> str:
@@ -399,3 +404,42 @@ def load_policy(spec: str | Path) -> FaultPolicy:
         raise PolicyError(f"the fault policy {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
                           f"{exc}") from None
     return parse_policy(data, str(path))
+
+
+class RulePlan:
+    """One rule's selector and intervention as plain attributes (see `PolicyPlan`)."""
+
+    __slots__ = ("rule", "name", "probability", "side", "access", "any_tool", "tools", "calls", "every", "from_call",
+                 "until", "after_writes", "limit", "stale", "state", "kind", "expire_calls")
+
+    def __init__(self, rule: FaultRule) -> None:
+        match = rule.when
+        self.rule = rule
+        self.name = rule.name
+        self.probability = match.probability
+        self.side, self.access = match.side, match.access
+        self.any_tool = match.tools == ("*",)
+        self.tools = match.tools
+        self.calls = frozenset(match.calls) if match.calls is not None else None
+        self.every, self.from_call, self.until = match.every, match.from_call, match.until
+        self.after_writes, self.limit = match.after_writes, rule.limit
+        self.stale = rule.do.kind == "stale_read"
+        self.state = match.state
+        self.kind = rule.do.kind
+        self.expire_calls = rule.do.calls if isinstance(rule.do, ExpireSession) else 0
+
+
+class PolicyPlan:
+    """A policy compiled once for the decision: its seed, stream and rules as plain attributes."""
+
+    __slots__ = ("seed", "stream", "rules", "reads_earlier", "reads_state", "_source")
+
+    def __init__(self, policy: FaultPolicy) -> None:
+        self._source = (policy.seed, policy.stream, policy.rules)
+        self.seed, self.stream = policy.seed, policy.stream
+        self.rules = tuple(RulePlan(rule) for rule in policy.rules)
+        self.reads_earlier = any(rule.stale for rule in self.rules)
+        self.reads_state = any(rule.state is not None for rule in self.rules)
+
+    def __eq__(self, other: object) -> bool:  # pydantic compares private attributes: equal policies, equal plans
+        return isinstance(other, PolicyPlan) and self._source == other._source
