@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from benchmarks.openworld.pool import build_pool, load_sources
 from benchmarks.openworld.pool.cli import DEFAULT_CACHE
 from utils.paths import DATA_DIR
+from utils.procs import gecko_server
 
 NPM = shutil.which("npm") is not None
 
@@ -48,3 +50,13 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     out = root / "pool"
     manifest = build_pool(load_sources(sources_file), out, data_dir=DATA_DIR, cache=DEFAULT_CACHE)
     return out, manifest
+
+
+@pytest.fixture(scope="module")
+def pool_url(small_pool: tuple[Path, dict], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A 2-worker Gecko on the small pool, one per test module (BM25 search: embedding the pool costs about a
+    CPU-minute)."""
+    out, _ = small_pool
+    with gecko_server([Path(out) / "toolkits"], workers=2, state_dir=tmp_path_factory.mktemp("state"),
+                      extra=["--no-dense-search"], timeout=180) as url:
+        yield url

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +19,11 @@ from inference.gecko.models import ToolSearchHit
 from tests.openworld.handmade import handmade_tasks, write_taskset
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub
-from utils.procs import gecko_server
 
 pytestmark = pytest.mark.integration
 pytest.importorskip("bm25s")
 
 AGENTS = ("select-execute", "planner-actor")
-
-
-@pytest.fixture(scope="module")
-def pool_url(small_pool, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    out, _ = small_pool
-    with gecko_server([Path(out) / "toolkits"], workers=2, state_dir=tmp_path_factory.mktemp("state"),
-                      extra=["--no-dense-search"], timeout=180) as url:  # BM25: embedding the pool costs ~1 CPU-minute
-        yield url
 
 
 @pytest.fixture(scope="module")

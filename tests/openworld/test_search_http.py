@@ -3,26 +3,13 @@ through the official MCP SDK client, then a call of a found tool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from utils.procs import gecko_server
-
 pytestmark = pytest.mark.integration
 pytest.importorskip("bm25s")
-
-
-@pytest.fixture(scope="module")
-def pool_url(small_pool, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    out, _ = small_pool
-    with gecko_server([Path(out) / "toolkits"], workers=2, state_dir=tmp_path_factory.mktemp("state"),
-                      extra=["--no-dense-search"], timeout=180) as url:  # BM25: embedding the pool costs ~1 CPU-minute
-        yield url
 
 
 def _search(url: str, **params) -> httpx.Response:
