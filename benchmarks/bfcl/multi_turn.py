@@ -147,7 +147,7 @@ async def run_multi_task(
         session = await client.create_session({"toolkits": classes, "labels": {**(labels or {}), "task": task.id},
                                                **faults.session_config()})
     except GeckoError as exc:
-        trace.update(status="untested", error=f"session: {exc}", latency_s=round(time.perf_counter() - started, 6))
+        trace.update(status="untested", error=f"Gecko: session: {exc}", latency_s=round(time.perf_counter() - started, 6))
         return MultiTaskOutcome(task.id, "untested", None, trace)
     sandbox = GeckoSandbox(client)
     trace["session"] = session.session_id
@@ -162,7 +162,7 @@ async def run_multi_task(
                               config=config, context=(json.dumps(dict(task.initial_config), default=str),))
         result = await run_conversation(conversation_turns(task, catalog), session.session_id, setup)
     except GeckoError as exc:
-        trace.update(status="untested", error=f"seeding: {exc}", latency_s=round(time.perf_counter() - started, 6))
+        trace.update(status="untested", error=f"Gecko: seeding: {exc}", latency_s=round(time.perf_counter() - started, 6))
         return MultiTaskOutcome(task.id, "untested", None, trace, session.session_id)
     finally:
         if not config.keep_sessions:

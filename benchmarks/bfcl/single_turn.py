@@ -105,7 +105,7 @@ async def run_single_task(
         base = await client.create_session({"toolkits": [task.id], "labels": {**(labels or {}), "task": task.id},
                                             **(faults or TaskFaults()).session_config()})
     except GeckoError as exc:
-        trace.update(status="untested", error=f"session: {exc}", latency_s=time.perf_counter() - started)
+        trace.update(status="untested", error=f"Gecko: session: {exc}", latency_s=time.perf_counter() - started)
         return SingleTaskOutcome(task.id, "untested", None, trace)
     try:
         catalog = await fetch_catalog(client, [task.id])
@@ -114,7 +114,7 @@ async def run_single_task(
                          base_session_id=base.session_id, expects_tool_call=not is_irrelevance(task.category))
         result = await run_turn(turn, agent, GeckoSandbox(client), catalog, config, feedback_prompt=feedback_prompt)
     except GeckoError as exc:
-        trace.update(status="untested", error=f"toolkit: {exc}", latency_s=time.perf_counter() - started)
+        trace.update(status="untested", error=f"Gecko: toolkit: {exc}", latency_s=time.perf_counter() - started)
         return SingleTaskOutcome(task.id, "untested", None, trace)
     finally:
         if not config.keep_sessions:

@@ -192,13 +192,13 @@ class GeckoClient:
                     log.warning("Gecko %s %s failed for good after %d tries: %s: %s", method, path, attempt + 1,
                                 type(exc).__name__, exc)
                     raise GeckoUnavailableError(
-                        f"{method} {path}: {type(exc).__name__} after {attempt + 1} tries: {exc}") from exc
+                        f"Gecko {method} {path}: {type(exc).__name__} after {attempt + 1} tries: {exc}") from exc
                 log.warning("Gecko %s %s failed (%s: %s); retry %d in %.1f s", method, path, type(exc).__name__,
                             exc, attempt + 1, delay)
                 await self._sleep(delay)
                 delay *= 2
             except httpx.TransportError as exc:
-                raise GeckoUnavailableError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+                raise GeckoUnavailableError(f"Gecko {method} {path}: {type(exc).__name__}: {exc}") from exc
         raise AssertionError("unreachable")
 
     async def _fast_request(self, method: str, path: str, payload: Any, params: Mapping[str, Any] | None,
