@@ -133,7 +133,7 @@ class DenseIndex:
         """Embed `texts` (cut to `TOOL_TOKENS`), reading and extending the cache in `cache_dir` (None: no cache).
 
         The texts the cache lacks are embedded `CHUNK_TOOLS` at a time, and the cache is written after each chunk,
-        so an interrupted build keeps what it did; `progress(embedded, to_embed)` is told after each chunk."""
+        so an interrupted build keeps what it did; `progress(embedded, to_embed)` is told before each chunk."""
         started = time.perf_counter()
         self._encoder = encoder
         keys = [text_key(text) for text in texts]

@@ -240,13 +240,11 @@ def _derive(index: IdIndex, old: dict[str, Any] | list[Any], new: dict[str, Any]
         else:
             return None
     derived = IdIndex(first, unique)
-    top = index._top if index._top_known else None
+    top = index._top
     if index._top_known and (top is None or all(int(t) < top for t, _ in removed if _INTEGER.fullmatch(t))):
-        derived._top = max((int(t) for t, _, _ in added if _INTEGER.fullmatch(t)), default=top)
-        if top is not None and derived._top is not None:
-            derived._top = max(derived._top, top)
-        derived._top_known = True  # else the largest id went: found again when asked for
-    return derived
+        tops = [int(t) for t, _, _ in added if _INTEGER.fullmatch(t)] + ([] if top is None else [top])
+        derived._top, derived._top_known = max(tops, default=None), True
+    return derived  # unless known above, the largest id is found again when asked for (it may have gone)
 
 
 def index_changed(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
