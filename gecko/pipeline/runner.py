@@ -302,7 +302,7 @@ class CallRunner:
             recent = [compact_call(e) for e in await self.store.held_history_tail(hold, RECENT_CALLS)
                       if is_tool_call(e)]
         usage: list[dict[str, Any]] = []
-        ctx = CallContext(session_id, operation, arguments, state, recent, config, usage)
+        ctx = CallContext(session_id, operation, arguments, state, recent, config, usage, hold.owned)
 
         # The semantic check and the response are independent: run them together, so the critical path
         # costs one LLM round trip; a rejected call discards its response.

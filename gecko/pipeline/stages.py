@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
+from gecko.sessions.owned import Owned
 from gecko.toolkits.model import Operation
 from utils.roles import DEADLINE_SETTING, ENGINE_NONE, MAX_TOKENS_SETTING, ServerRole
 
@@ -39,6 +40,9 @@ class CallContext:
     session_config: dict[str, Any] = field(default_factory=dict)
     usage: list[dict[str, Any]] = field(default_factory=list)
     """Stages append one usage record per LLM call here."""
+    owned: Owned | None = None
+    """Containers of `state` that a state change may change in place instead of copying (`gecko.sessions.owned`):
+    those the session's earlier calls in this turn of its hold created. None: copy every container changed."""
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """In-process session store: for tests and single-worker runs.
 
-States, patches and history entries are treated as immutable values once stored (the pipeline builds
-new states instead of mutating), so records are copied shallowly; only caller-supplied input is
-deep-copied. One process means no cross-process lease: the per-session FIFO of `SessionStore` is
+Versions are kept as the store writes them elsewhere: each commit's stored form (patch or checkpoint) decoded
+into a value of its own, never the pipeline's state object (whose containers a turn's next call may change in
+place, `gecko.sessions.owned`); a read fills in the state like every store (`SessionStore._load_state`). History
+entries are treated as immutable values once stored, so records are copied shallowly; only caller-supplied input
+is deep-copied. One process means no cross-process lease: the per-session FIFO of `SessionStore` is
 the whole queue.
 """
 
@@ -17,7 +19,7 @@ from gecko.sessions.listing import MAX_SCAN, SessionPage, SessionQuery, SessionS
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord, VersionConflict
 from gecko.sessions.store import SessionStore
 from gecko.sessions.versions import TRIM_EVERY, Retention, account_version
-from utils.jsonutil import dumps_compact
+from utils.jsonutil import dumps_compact, loads
 
 
 class MemoryStore(SessionStore):
@@ -51,10 +53,15 @@ class MemoryStore(SessionStore):
         self._versions[record.id] = {record.version: (True, copy.deepcopy(record.state))}
         self._records[record.id].base_version = record.version
         self._records[record.id].base_bytes = len(dumps_compact(record.state))
+        self._records[record.id].state = {}  # read from the versions (see the module docstring)
 
     async def get(self, session_id: str) -> SessionRecord | None:
-        record = self._live(session_id)
-        return copy.copy(record) if record else None
+        live = self._live(session_id)
+        if live is None:
+            return None
+        record = copy.copy(live)
+        await self._load_state(record)  # never trimmed meanwhile: one process, no await between
+        return record
 
     async def delete(self, session_id: str) -> bool:
         existed = self._live(session_id) is not None
@@ -119,11 +126,11 @@ class MemoryStore(SessionStore):
         if stored.version != record.version:
             raise VersionConflict(f"session {record.id} moved from version {record.version} to {stored.version}")
         if commit.state is not None:
-            stored.state = commit.state
+            assert commit.stored is not None, "a commit with a state is prepared by SessionStore.commit"
             stored.version += 1
             versions = self._versions[record.id]
             checkpoint = commit.checkpoint or commit.patch is None
-            versions[stored.version] = (checkpoint, commit.state if checkpoint else commit.patch)
+            versions[stored.version] = (checkpoint, loads(commit.stored))
             account_version(stored, stored.version, len(commit.stored or ""), checkpoint)
             if self.retention.max_versions and stored.version % TRIM_EVERY == 0:
                 _trim_versions(versions, self.retention.oldest_version(stored.version))

@@ -24,6 +24,8 @@ and then, a checkpoint), never the whole state. Each process keeps the decoded s
 (`STATE_CACHE_SESSIONS` sessions, keyed by session, creation time and version); reading a session
 brings its cached state up to date with the deltas stored since, so neither a read nor a write
 costs the size of the state, and a session's calls cost the same at its 10th call and its 5,000th.
+Within a turn, a call may change in place the collections the turn's earlier calls created instead of
+copying them (`_Gate.owned`, `gecko.sessions.owned`); those states are never cached until the turn ends.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from typing import Any
 
 from gecko.sessions.listing import SessionPage, SessionQuery, added_tags, initial_tags, next_status
 from gecko.sessions.model import Commit, SessionBusy, SessionRecord, VersionGone
+from gecko.sessions.owned import Owned
 from gecko.sessions.versions import Retention, account_version, rebuild
 from utils.jsonutil import dumps_compact
 
@@ -79,6 +82,16 @@ class _Gate:
     """Another process waited when the lease was given up: let it go first."""
     pending: asyncio.Future | None = None
     """The last write of this turn still in flight (the next one is chained behind it)."""
+    owned: Owned = field(default_factory=Owned)
+    """Containers the turn's calls created in their states, which the next call of the turn may change in place
+    (`gecko.sessions.owned`). The states of a turn are read only by its next call: none is cached until the turn
+    ends, when the last one becomes an immutable value again."""
+
+    def end_chain(self, keep: bool) -> None:
+        """The turn's chain of states ends: its last state stays the one to read (`keep`) or is dropped with it."""
+        self.owned.clear()
+        if not keep:
+            self.record = None
 
 
 @dataclass
@@ -89,6 +102,13 @@ class Hold:
     gate: _Gate
     handed: bool = False
     """The session went to the next caller already (at `commit` during a turn, or at `release`)."""
+    committed: bool = False
+    """A commit of this caller was stored, or is on its way (chained behind the turn's earlier writes)."""
+
+    @property
+    def owned(self) -> Owned:
+        """Containers of the held state that this caller's change may change in place (see `_Gate.owned`)."""
+        return self.gate.owned
 
 
 async def _settled(future: asyncio.Future | None) -> None:
@@ -218,7 +238,8 @@ class SessionStore(abc.ABC):
         try:
             if gate.owner is None:
                 gate.owner = await self._wait_for_lease(session_id, gate.yield_first)
-                gate.turn, gate.record = 0, None
+                gate.turn = 0
+                gate.end_chain(keep=False)
             gate.yield_first = False
             gate.turn += 1
         except BaseException:
@@ -257,14 +278,17 @@ class SessionStore(abc.ABC):
         _summarise(record, commit)
         self._prepare_version(record, commit)
         owner, previous = gate.owner, gate.pending
+        hold.committed = True
         if gate.users <= 1 or gate.turn >= TURN_CALLS:
             try:
                 await _settled(previous)
                 version, _, others = await self._commit(record, commit, owner)
             except BaseException:
-                gate.record, gate.turn = None, TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn
+                gate.end_chain(keep=False)
+                gate.turn = TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn
                 raise
-            gate.owner, gate.record, gate.pending = None, None, None
+            gate.owner, gate.pending = None, None
+            gate.end_chain(keep=False)  # the next turn reads the store (or the cache filled just below)
             gate.yield_first = others and gate.users > 1
             self._committed(record, commit, version)
             return version
@@ -292,9 +316,11 @@ class SessionStore(abc.ABC):
             version, _, _ = await asyncio.shield(write)
         except BaseException:
             if gate.pending is write:
-                gate.record, gate.turn = None, TURN_CALLS
+                gate.end_chain(keep=False)
+                gate.turn = TURN_CALLS
             raise
-        self._committed(record, commit, version)
+        # Not cached: the next call of the turn may change this state's containers in place (`_Gate.owned`). The
+        # turn's last state is cached when the turn ends (the other branch above).
         return version
 
     def _prepare_version(self, record: SessionRecord, commit: Commit) -> None:
@@ -358,6 +384,8 @@ class SessionStore(abc.ABC):
         if hold.handed:
             return
         gate = hold.gate
+        if not hold.committed:  # a call that ended without a commit may have changed the turn's last state in place
+            gate.end_chain(keep=False)
         try:
             if gate.owner is not None and (gate.users <= 1 or gate.turn >= TURN_CALLS):
                 owner, gate.owner, gate.record = gate.owner, None, None

@@ -24,6 +24,7 @@ import orjson
 
 from gecko.pipeline.stages import CallContext, RealCall, StateChange
 from gecko.pipeline.world import call_seed, is_error_body, observe, world_change
+from gecko.sessions.owned import Owned
 from utils.roles import ENGINE_RULES
 
 EFFECTS_KEY = "effects"
@@ -97,7 +98,8 @@ class RulesStateUpdater:
         op = ctx.operation
         tool = op.tool_name
         if op.access == "write":
-            placed = world_change(ctx.state, op, ctx.arguments, response, call_seed(ctx.session_id, tool, ctx.arguments))
+            placed = world_change(ctx.state, op, ctx.arguments, response, call_seed(ctx.session_id, tool, ctx.arguments),
+                                  ctx.owned)
             if placed is not None:
                 state, patch = placed
                 state, counted = count_call(state, tool)
@@ -113,6 +115,7 @@ class RulesStateUpdater:
 
     async def apply_real(self, state: dict[str, Any], calls: list[RealCall], usage: list[dict[str, Any]]) -> StateChange:
         patch: list[dict[str, Any]] = []
+        owned = Owned()  # the states between two calls of this sync are seen by nobody else
         for call in calls:
             tool = call.operation.tool_name if call.operation else (f"{call.toolkit}/{call.name}" if call.toolkit else call.name)
             placed = None
@@ -120,8 +123,8 @@ class RulesStateUpdater:
                 value, failed = real_result(call.result)
                 if not failed:
                     placed = (world_change(state, call.operation, call.arguments, value,
-                                           call_seed("real", tool, call.arguments))
-                              if call.access == "write" else observe(state, call.operation, call.arguments, value))
+                                           call_seed("real", tool, call.arguments), owned)
+                              if call.access == "write" else observe(state, call.operation, call.arguments, value, owned))
             if placed is not None:
                 state, ops = placed
                 patch += ops

@@ -7,7 +7,9 @@ go through the same code with the real result as the response; a real read also 
 
 The new state shares everything it does not change with the old one (states are immutable values); a collection
 the session has not written yet is copied from the toolkit's defaults once (its first change), so patches stay
-the size of the change.
+the size of the change. A changed collection is a copy, except within a chain of changes that owns it
+(`gecko.sessions.owned`: a session's calls in one turn of its hold, the calls of one real-result sync): a
+collection the chain made is changed in place, so a hot session's call costs the same with 10 records or 20,000.
 """
 
 from __future__ import annotations
@@ -17,7 +19,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from gecko.pipeline.world.records import created_record, is_error_body, new_id, updated_record
-from gecko.pipeline.world.store import ABSENT, Collection, collection, find, index_changed, lookup, usable
+from gecko.pipeline.world.store import (
+    ABSENT,
+    Collection,
+    changing_in_place,
+    collection,
+    find,
+    index_changed,
+    lookup,
+    usable,
+)
+from gecko.sessions.owned import Owned
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from gecko.toolkits.resources import array_items
 
@@ -32,8 +44,9 @@ def pointer(*parts: str | int) -> str:
 class _Change:
     """A state being changed: the new top-level and toolkit objects (copied once) and the patch so far."""
 
-    def __init__(self, state: Mapping[str, Any], world: WorldBinding) -> None:
+    def __init__(self, state: Mapping[str, Any], world: WorldBinding, owned: Owned | None) -> None:
         self.world = world
+        self.owned = owned if owned is not None else Owned()
         self.state = dict(state)
         self.patch: Patch = []
         part = state.get(world.toolkit)
@@ -53,42 +66,53 @@ class _Change:
         self.part[key] = value
         self.patch.append({"op": "add", "path": pointer(self.world.toolkit, key), "value": value})
 
-    def records(self, resource: ResourceBinding, view: Collection) -> dict[str, Any] | list[Any]:
-        """The collection to change, as a fresh container in the new state (materialised from the defaults, or
-        started empty, on its first change: the caller's operation is then recorded inside that one `add`)."""
+    def records(self, resource: ResourceBinding, view: Collection) -> tuple[dict[str, Any] | list[Any], bool]:
+        """The collection to change in the new state, and whether it is the old state's own container, changed in
+        place (one that this chain of changes made: `gecko.sessions.owned`). Otherwise a fresh container (a copy,
+        or materialised from the defaults, or started empty, on its first change: the caller's operation is then
+        recorded inside that one `add`)."""
         self._ensure()
         if view.in_state:
             current = self.part[resource.collection]
+            if self.owned.holds(current):
+                return current, True
             fresh: dict[str, Any] | list[Any] = dict(current) if isinstance(current, dict) else list(current)
-            self.part[resource.collection] = fresh
-            return fresh
-        fresh = copy.deepcopy(view.records) if view.records is not None else {}
+        else:
+            fresh = copy.deepcopy(view.records) if view.records is not None else {}
+        self.owned.take(fresh)
         self.part[resource.collection] = fresh
-        return fresh
+        return fresh, False
 
     def result(self) -> tuple[dict[str, Any], Patch] | None:
         return (self.state, self.patch) if self.patch else None
 
 
+def _snapshot(records: dict[str, Any] | list[Any]) -> dict[str, Any] | list[Any]:
+    """The collection as it is now, for a patch: the container itself may change in place later in the chain."""
+    return dict(records) if isinstance(records, dict) else list(records)
+
+
 def _store(change: _Change, resource: ResourceBinding, view: Collection, position: str | int | None,
            record: Any, record_id: Any, fields: Mapping[str, Any] | None = None) -> None:
-    records = change.records(resource, view)
+    records, in_place = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
-    target: tuple[str | int, ...]
+    where: str | int
     if isinstance(records, dict):
-        key = str(record_id) if position is None else str(position)
-        records[key] = record
-        target = (*base, key)
-    elif position is None:
-        records.append(record)
-        target = (*base, len(records) - 1)
+        where = str(record_id) if position is None else str(position)
     else:
-        records[int(position)] = record
-        target = (*base, int(position))
-    if view.in_state and view.records is not None:
-        index_changed(view.records, records, resource.id_field, [target[-1]])
+        where = len(records) if position is None else int(position)
+    changing = changing_in_place(records, resource.id_field, [where]) if in_place else None
+    if isinstance(records, dict) or position is not None:
+        records[where] = record  # type: ignore[index]
+    else:
+        records.append(record)
+    target = (*base, where)
+    if changing is not None:
+        changing.done()
+    elif view.in_state and view.records is not None:
+        index_changed(view.records, records, resource.id_field, [where])
     if not view.in_state:
-        change.patch.append({"op": "add", "path": pointer(*base), "value": records})
+        change.patch.append({"op": "add", "path": pointer(*base), "value": _snapshot(records)})
     elif fields is not None and isinstance(record, Mapping):
         change.patch.extend({"op": "add", "path": pointer(*target, k), "value": v} for k, v in fields.items())
     else:
@@ -97,20 +121,23 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
 
 
 def _remove(change: _Change, resource: ResourceBinding, view: Collection, position: str | int) -> None:
-    records = change.records(resource, view)
+    records, in_place = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
+    changing = changing_in_place(records, resource.id_field, [position]) if in_place else None
     moved = False
     if isinstance(records, dict):
         records.pop(str(position), None)
     else:
         records.pop(int(position))
         moved = int(position) < len(records)  # the records after it moved up one place
+    if changing is not None:
+        changing.done(moved)
     if view.in_state:
-        if view.records is not None:
+        if view.records is not None and changing is None:
             index_changed(view.records, records, resource.id_field, [position], moved)
         change.patch.append({"op": "remove", "path": pointer(*base, position)})
     else:
-        change.patch.append({"op": "add", "path": pointer(*base), "value": records})
+        change.patch.append({"op": "add", "path": pointer(*base), "value": _snapshot(records)})
 
 
 def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: ResourceBinding,
@@ -173,7 +200,7 @@ def _set_fields(change: _Change, state: Mapping[str, Any], arguments: Mapping[st
 
 
 def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any], response: Any,
-                 seed: str) -> tuple[dict[str, Any], Patch] | None:
+                 seed: str, owned: Owned | None = None) -> tuple[dict[str, Any], Patch] | None:
     """The state after a successful write in the world model, and its patch; None when the world model does not
     place the call or nothing changes.
 
@@ -183,12 +210,14 @@ def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str
         arguments: the call's arguments.
         response: its response (a simulated one, or a real tool's result).
         seed: the call's seed (the one the response side used).
+        owned: the containers of `state` this change may change in place (its chain made them); the containers it
+            makes are added. None: `state` stays as it is.
     """
     world = op.world
     if world is None or is_error_body(response) or not usable(state, world):
         return None
     resource = world.resource
-    change = _Change(state, world)
+    change = _Change(state, world, owned)
     if resource is None:
         if op.access != "write" or not world.fields:
             return None
@@ -205,9 +234,10 @@ def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str
 
 
 def observe(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any],
-            result: Any) -> tuple[dict[str, Any], Patch] | None:
+            result: Any, owned: Owned | None = None) -> tuple[dict[str, Any], Patch] | None:
     """The state after a *real* read: the records it returned are stored under their resource (the real world is
-    what the simulation should agree with). None when the read returns no records of a bound resource."""
+    what the simulation should agree with). None when the read returns no records of a bound resource. `owned` as
+    for `world_change`."""
     world = op.world
     resource = world.resource if world is not None else None
     if (world is None or resource is None or is_error_body(result) or resource.action not in ("read", "list")
@@ -227,7 +257,7 @@ def observe(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any
                 found.append((item[resource.id_field], item))
     if not found:
         return None
-    change = _Change(state, world)
+    change = _Change(state, world, owned)
     for record_id, record in found:
         view = collection(change.state, world, resource)
         position = find(view.records, resource.id_field, record_id) if view.records is not None else None

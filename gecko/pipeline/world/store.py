@@ -9,9 +9,10 @@ exists it is *known* (closed world): a missing id is not found.
 Finding a record by id, and the ids a collection holds, go through `id_index`: built once per collection value
 (states are immutable values, so a collection that did not change keeps its index) with C-level passes over the
 records, never a Python loop per record. A changed collection is a copy of the old one; its index is the old one
-carried over in the size of the change (`index_changed`): by the call that made the change, and by a worker that
-catches up on it, whose store reports the copies it makes applying the delta (`observe_copies`). So neither a call
-nor catching up rebuilds an index: their cost does not grow with the records a session created.
+moved over and changed in the size of the change (`index_changed`): by the call that made the change, and by a
+worker that catches up on it, whose store reports the copies it makes applying the delta (`observe_copies`). So
+neither a call nor catching up rebuilds or copies an index: their cost does not grow with the records a session
+created. (The old value, if it is ever looked up again, e.g. by a fork made before the change, builds its own.)
 """
 
 from __future__ import annotations
@@ -145,6 +146,12 @@ class _IndexCache:
         entry = self.entry(records)
         return entry[1] if entry is not None and entry[0] == id_field else None
 
+    def drop(self, records: dict[str, Any] | list[Any]) -> None:
+        """Forget the index of this collection value."""
+        cached = self._entries.get(id(records))
+        if cached is not None and cached[0] is records:
+            del self._entries[id(records)]
+
     def put(self, records: dict[str, Any] | list[Any], id_field: str, index: IdIndex) -> None:
         key = id(records)
         self._entries[key] = (records, id_field, len(records), index)
@@ -204,41 +211,47 @@ def _text_at(records: dict[str, Any] | list[Any], position: str | int, id_field:
     return str(_record_id(records, position, _at(records, position), id_field))
 
 
-def _derive(index: IdIndex, old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
-            positions: Iterable[str | int]) -> IdIndex | None:
-    """`old`'s index carried over to `new`: `old` with the members at `positions` added, replaced or removed (and
-    no other member moved). None when that would take more than the change: a removed or changed id in a
-    collection where ids repeat, or a new id that another record has already, except at the end."""
+def _derive(index: IdIndex, before: list[tuple[str | int, str | None]], new: dict[str, Any] | list[Any],
+            id_field: str) -> IdIndex | None:
+    """The index of a collection changed at some positions, carried over to `new` (the collection after the
+    change): `before` holds each changed position with the id text it had (None: no member there); no other member
+    moved. None when that would take more than the change: a removed or changed id in a collection where ids
+    repeat, or a new id that another record has already, except at the end.
+
+    The carried index takes over `index.first` and changes it in place (in the size of the change, never a copy
+    of every id): the caller drops the old collection's entry. Nothing is changed when the answer is None."""
     removed: list[tuple[str, str | int]] = []
     added: list[tuple[str, str | int, bool]] = []
-    for position in positions:
-        before, after = _text_at(old, position, id_field), _text_at(new, position, id_field)
-        if before == after:
+    for position, was in before:
+        after = _text_at(new, position, id_field)
+        if was == after:
             continue
-        if before is not None:
-            removed.append((before, position))
+        if was is not None:
+            removed.append((was, position))
         if after is not None:
-            added.append((after, position, before is None))
+            added.append((after, position, was is None))
     if not removed and not added:
         return index  # the same ids at the same places
     if removed and not index.unique:
         return None
-    first = dict(index.first)  # a C-level copy, like the collection's own
-    for text, position in removed:
-        if first.get(text) != position:
-            return None
-        del first[text]
-    unique, seen = index.unique, set()
+    first = index.first
+    gone = {text for text, _ in removed}
+    if len(gone) < len(removed) or any(first.get(text) != position for text, position in removed):
+        return None
+    unique, seen, new_texts = index.unique, set(), []
     for text, position, appended in added:
         if text in seen:
             return None  # two new records with one id: which comes first is not known here
         seen.add(text)
-        if text not in first:
-            first[text] = position
+        if text not in first or text in gone:
+            new_texts.append((text, position))
         elif appended:  # an id a record before it has: that one stays first
             unique = False
         else:
             return None
+    for text in gone:  # checked above: from here on the change cannot fail
+        del first[text]
+    first.update(new_texts)
     derived = IdIndex(first, unique)
     top = index._top
     if index._top_known and (top is None or all(int(t) < top for t, _ in removed if _INTEGER.fullmatch(t))):
@@ -255,9 +268,38 @@ def index_changed(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[An
     index = _INDEXES.cached(old, id_field)
     if index is None or moved:
         return
-    derived = _derive(index, old, new, id_field, positions)
+    derived = _derive(index, [(p, _text_at(old, p, id_field)) for p in positions], new, id_field)
     if derived is not None:
+        _INDEXES.drop(old)  # its index is `new`'s now: `old` gets a fresh one if it is ever looked up again
         _INDEXES.put(new, id_field, derived)
+
+
+@dataclass
+class InPlaceChange:
+    """A collection about to be changed in place, as `index_changed` needs it afterwards: its index and the id text
+    at each position the change touches."""
+
+    records: dict[str, Any] | list[Any]
+    id_field: str
+    index: IdIndex | None
+    before: list[tuple[str | int, str | None]]
+
+    def done(self, moved: bool = False) -> None:
+        """The change is made: the index follows it (or is dropped, to be built again when asked for)."""
+        derived = None if self.index is None or moved else _derive(self.index, self.before, self.records,
+                                                                  self.id_field)
+        _INDEXES.drop(self.records)
+        if derived is not None:
+            _INDEXES.put(self.records, self.id_field, derived)
+
+
+def changing_in_place(records: dict[str, Any] | list[Any], id_field: str,
+                      positions: Iterable[str | int]) -> InPlaceChange:
+    """Before changing `records` itself (a container nobody else holds, `gecko.sessions.owned`) at `positions`: call
+    `done` on the answer once the change is made, so its id index stays right."""
+    index = _INDEXES.cached(records, id_field)
+    return InPlaceChange(records, id_field, index,
+                         [] if index is None else [(p, _text_at(records, p, id_field)) for p in positions])
 
 
 def _follow_copy(copied: Copied) -> None:
