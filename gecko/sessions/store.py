@@ -53,8 +53,10 @@ from utils.jsonutil import dumps_compact
 WAIT_SECONDS = 60.0
 """Longest wait for a session before the caller gets SessionBusy (503)."""
 WORKER_LIVE_SECONDS = 15.0
-TURN_CALLS = 16
-"""Calls a process runs on a session in a row while its own callers queue, before it lets the lease go."""
+TURN_CALLS = 64
+"""Calls a process runs on a session in a row while its own callers queue, before it lets the lease go. Each turn
+costs a hand-over (the other process polls for the lease, then reads the deltas it missed): with 16, a hot session
+on 2 workers answered about 10 % fewer calls per second; a turn of 64 calls lasts about 50 ms."""
 YIELD_SECONDS = 0.004
 """Pause before re-taking a lease another process waits for (longer than POLL_MAX_SECONDS)."""
 POLL_MAX_SECONDS = 0.002

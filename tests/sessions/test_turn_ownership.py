@@ -132,4 +132,4 @@ async def test_a_call_that_failed_after_changing_in_place_leaves_no_trace(stores
 async def test_a_write_the_store_refused_leaves_no_trace(stores) -> None:
     succeeded = await _run(stores, set(), {5, 30})
     assert not succeeded & {5, 30}
-    assert len(succeeded) >= CALLS // 2  # the calls chained behind a refused write fail with it, the rest go on
+    assert set(range(5)) <= succeeded  # the calls chained behind a refused write in its turn fail with it
