@@ -75,6 +75,9 @@ async def mutate_session(
         if record is None:
             raise SessionNotFound(session_id)
         commit = await change(record)
+        # The state this returns is read after the session went to the next caller: no later call of the turn may
+        # change it in place (`gecko.sessions.owned`), so the turn's chain ends here.
+        hold.owned.clear()
         if commit.state is not None:
             _ensure_readable(commit.state)
         if commit.history is not None and commit.state is not None:

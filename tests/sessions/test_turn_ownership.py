@@ -19,6 +19,7 @@ import pytest
 
 from gecko.pipeline.world import world_change
 from gecko.sessions import Commit, SessionRecord, SessionStore, open_store
+from gecko.sessions.service import mutate_session
 from gecko.toolkits.loader import build_toolkit
 from tests.pipeline.test_world_model import HELPDESK
 
@@ -133,3 +134,28 @@ async def test_a_write_the_store_refused_leaves_no_trace(stores) -> None:
     succeeded = await _run(stores, set(), {5, 30})
     assert not succeeded & {5, 30}
     assert set(range(5)) <= succeeded  # the calls chained behind a refused write in its turn fail with it
+
+
+async def test_a_state_endpoint_in_the_middle_of_a_turn_returns_a_state_no_later_call_changes(stores) -> None:
+    """`mutate_session` (the state endpoints) returns the new state after the session went to the next caller of
+    the turn: that state shares the turn's collections, and must still be what it was when it was stored."""
+    session = f"endpoint-{time.time_ns()}"
+    await stores[0].create(SessionRecord(id=session, state={}))
+
+    async def flag(record: SessionRecord) -> Commit:
+        return Commit(state={**record.state, "flag": 1}, patch=[{"op": "add", "path": "/flag", "value": 1}],
+                      history={"i": -1})
+
+    async def endpoint() -> tuple[Any, Any]:
+        record, _ = await mutate_session(stores[0], session, flag)
+        return record.state, copy.deepcopy(record.state)
+
+    # queued in this order on the first store: half the creates, the endpoint, the other half
+    creates = [asyncio.create_task(_create(stores[0], session, i, set())) for i in range(CALLS // 2)]
+    called = asyncio.create_task(endpoint())
+    creates += [asyncio.create_task(_create(stores[i % len(stores)], session, i, set()))
+                for i in range(CALLS // 2, CALLS)]
+    assert all(await asyncio.gather(*creates))
+    returned, snapshot = await called
+    assert returned == snapshot
+    assert 0 < len(snapshot["helpdesk"]["tickets"]) < CALLS + 1  # it came in the middle of the turn
