@@ -131,7 +131,7 @@ class MemoryStore(SessionStore):
             versions = self._versions[record.id]
             checkpoint = commit.checkpoint or commit.patch is None
             versions[stored.version] = (checkpoint, loads(commit.stored))
-            account_version(stored, stored.version, len(commit.stored or ""), checkpoint)
+            account_version(stored, stored.version, len(commit.stored), checkpoint)
             if self.retention.max_versions and stored.version % TRIM_EVERY == 0:
                 _trim_versions(versions, self.retention.oldest_version(stored.version))
         if commit.checklists is not None:

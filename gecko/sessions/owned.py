@@ -34,6 +34,3 @@ class Owned:
     def clear(self) -> None:
         """The chain ends: every container it made is an immutable value from now on."""
         self._held.clear()
-
-    def __len__(self) -> int:
-        return len(self._held)

@@ -89,11 +89,10 @@ class _Gate:
     (`gecko.sessions.owned`). The states of a turn are read only by its next call: none is cached until the turn
     ends, when the last one becomes an immutable value again."""
 
-    def end_chain(self, keep: bool) -> None:
-        """The turn's chain of states ends: its last state stays the one to read (`keep`) or is dropped with it."""
+    def end_chain(self) -> None:
+        """The turn's chain of states ends, and its last state is dropped with it (the next caller reads the store)."""
         self.owned.clear()
-        if not keep:
-            self.record = None
+        self.record = None
 
 
 @dataclass
@@ -241,7 +240,7 @@ class SessionStore(abc.ABC):
             if gate.owner is None:
                 gate.owner = await self._wait_for_lease(session_id, gate.yield_first)
                 gate.turn = 0
-                gate.end_chain(keep=False)
+                gate.end_chain()
             gate.yield_first = False
             gate.turn += 1
         except BaseException:
@@ -286,11 +285,11 @@ class SessionStore(abc.ABC):
                 await _settled(previous)
                 version, _, others = await self._commit(record, commit, owner)
             except BaseException:
-                gate.end_chain(keep=False)
+                gate.end_chain()
                 gate.turn = TURN_CALLS  # a failed commit (e.g. a lost lease) ends the turn
                 raise
             gate.owner, gate.pending = None, None
-            gate.end_chain(keep=False)  # the next turn reads the store (or the cache filled just below)
+            gate.end_chain()  # the next turn reads the store (or the cache filled just below)
             gate.yield_first = others and gate.users > 1
             self._committed(record, commit, version)
             return version
@@ -318,7 +317,7 @@ class SessionStore(abc.ABC):
             version, _, _ = await asyncio.shield(write)
         except BaseException:
             if gate.pending is write:
-                gate.end_chain(keep=False)
+                gate.end_chain()
                 gate.turn = TURN_CALLS
             raise
         # Not cached: the next call of the turn may change this state's containers in place (`_Gate.owned`). The
@@ -387,7 +386,7 @@ class SessionStore(abc.ABC):
             return
         gate = hold.gate
         if not hold.committed:  # a call that ended without a commit may have changed the turn's last state in place
-            gate.end_chain(keep=False)
+            gate.end_chain()
         try:
             if gate.owner is not None and (gate.users <= 1 or gate.turn >= TURN_CALLS):
                 owner, gate.owner, gate.record = gate.owner, None, None

@@ -22,10 +22,10 @@ from gecko.pipeline.world.records import created_record, is_error_body, new_id, 
 from gecko.pipeline.world.store import (
     ABSENT,
     Collection,
-    changing_in_place,
+    IndexFollower,
     collection,
     find,
-    index_changed,
+    follow_index,
     lookup,
     usable,
 )
@@ -66,22 +66,22 @@ class _Change:
         self.part[key] = value
         self.patch.append({"op": "add", "path": pointer(self.world.toolkit, key), "value": value})
 
-    def records(self, resource: ResourceBinding, view: Collection) -> tuple[dict[str, Any] | list[Any], bool]:
-        """The collection to change in the new state, and whether it is the old state's own container, changed in
-        place (one that this chain of changes made: `gecko.sessions.owned`). Otherwise a fresh container (a copy,
-        or materialised from the defaults, or started empty, on its first change: the caller's operation is then
-        recorded inside that one `add`)."""
+    def records(self, resource: ResourceBinding, view: Collection) -> dict[str, Any] | list[Any]:
+        """The collection to change in the new state: the old state's own container, changed in place, when this
+        chain of changes made it (`gecko.sessions.owned`); otherwise a fresh container (a copy, or materialised from
+        the defaults, or started empty, on its first change: the caller's operation is then recorded inside that
+        one `add`)."""
         self._ensure()
         if view.in_state:
             current = self.part[resource.collection]
             if self.owned.holds(current):
-                return current, True
+                return current
             fresh: dict[str, Any] | list[Any] = dict(current) if isinstance(current, dict) else list(current)
         else:
             fresh = copy.deepcopy(view.records) if view.records is not None else {}
         self.owned.take(fresh)
         self.part[resource.collection] = fresh
-        return fresh, False
+        return fresh
 
     def result(self) -> tuple[dict[str, Any], Patch] | None:
         return (self.state, self.patch) if self.patch else None
@@ -92,25 +92,30 @@ def _snapshot(records: dict[str, Any] | list[Any]) -> dict[str, Any] | list[Any]
     return dict(records) if isinstance(records, dict) else list(records)
 
 
+def _follower(view: Collection, resource: ResourceBinding, position: str | int) -> IndexFollower | None:
+    """Before a change at `position` of a collection the state holds: what its id index needs to follow it."""
+    if not view.in_state or view.records is None:
+        return None
+    return follow_index(view.records, resource.id_field, [position])
+
+
 def _store(change: _Change, resource: ResourceBinding, view: Collection, position: str | int | None,
            record: Any, record_id: Any, fields: Mapping[str, Any] | None = None) -> None:
-    records, in_place = change.records(resource, view)
+    records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
     where: str | int
     if isinstance(records, dict):
         where = str(record_id) if position is None else str(position)
     else:
         where = len(records) if position is None else int(position)
-    changing = changing_in_place(records, resource.id_field, [where]) if in_place else None
+    follower = _follower(view, resource, where)
     if isinstance(records, dict) or position is not None:
         records[where] = record  # type: ignore[index]
     else:
         records.append(record)
     target = (*base, where)
-    if changing is not None:
-        changing.done()
-    elif view.in_state and view.records is not None:
-        index_changed(view.records, records, resource.id_field, [where])
+    if follower is not None:
+        follower.changed(records)
     if not view.in_state:
         change.patch.append({"op": "add", "path": pointer(*base), "value": _snapshot(records)})
     elif fields is not None and isinstance(record, Mapping):
@@ -121,20 +126,18 @@ def _store(change: _Change, resource: ResourceBinding, view: Collection, positio
 
 
 def _remove(change: _Change, resource: ResourceBinding, view: Collection, position: str | int) -> None:
-    records, in_place = change.records(resource, view)
+    records = change.records(resource, view)
     base = (change.world.toolkit, resource.collection)
-    changing = changing_in_place(records, resource.id_field, [position]) if in_place else None
+    follower = _follower(view, resource, position)
     moved = False
     if isinstance(records, dict):
         records.pop(str(position), None)
     else:
         records.pop(int(position))
         moved = int(position) < len(records)  # the records after it moved up one place
-    if changing is not None:
-        changing.done(moved)
+    if follower is not None:
+        follower.changed(records, moved)
     if view.in_state:
-        if view.records is not None and changing is None:
-            index_changed(view.records, records, resource.id_field, [position], moved)
         change.patch.append({"op": "remove", "path": pointer(*base, position)})
     else:
         change.patch.append({"op": "add", "path": pointer(*base), "value": _snapshot(records)})

@@ -260,46 +260,41 @@ def _derive(index: IdIndex, before: list[tuple[str | int, str | None]], new: dic
     return derived  # unless known above, the largest id is found again when asked for (it may have gone)
 
 
-def index_changed(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
-                  positions: Iterable[str | int], moved: bool = False) -> None:
-    """Carry `old`'s id index over to `new`: `old` with the members at `positions` added, replaced or removed, so
-    the next call need not build it. `moved`: other members changed places too (then, and when `old` has no index
-    yet or the change needs more than itself, `new`'s is built when asked for)."""
-    index = _INDEXES.cached(old, id_field)
-    if index is None or moved:
-        return
-    derived = _derive(index, [(p, _text_at(old, p, id_field)) for p in positions], new, id_field)
-    if derived is not None:
-        _INDEXES.drop(old)  # its index is `new`'s now: `old` gets a fresh one if it is ever looked up again
-        _INDEXES.put(new, id_field, derived)
-
-
 @dataclass
-class InPlaceChange:
-    """A collection about to be changed in place, as `index_changed` needs it afterwards: its index and the id text
-    at each position the change touches."""
+class IndexFollower:
+    """A collection about to change at some positions, as its id index needs it to follow the change: the index
+    (None: it has none) and the id text at each of those positions before the change."""
 
-    records: dict[str, Any] | list[Any]
+    old: dict[str, Any] | list[Any]
     id_field: str
     index: IdIndex | None
     before: list[tuple[str | int, str | None]]
 
-    def done(self, moved: bool = False) -> None:
-        """The change is made: the index follows it (or is dropped, to be built again when asked for)."""
-        derived = None if self.index is None or moved else _derive(self.index, self.before, self.records,
-                                                                  self.id_field)
-        _INDEXES.drop(self.records)
+    def changed(self, new: dict[str, Any] | list[Any], moved: bool = False) -> None:
+        """The change is made: `new` is the collection after it (a copy of `old`, or `old` itself changed in place);
+        `moved`: other members changed places too. The index moves over to `new`, changed in the size of the
+        change; when that needs more than the change, `new`'s is built when asked for (and `old`'s entry, if `old`
+        was changed in place, is dropped)."""
+        derived = None if self.index is None or moved else _derive(self.index, self.before, new, self.id_field)
+        if derived is not None or new is self.old:
+            _INDEXES.drop(self.old)  # its index is `new`'s now (or out of date): built again if looked up again
         if derived is not None:
-            _INDEXES.put(self.records, self.id_field, derived)
+            _INDEXES.put(new, self.id_field, derived)
 
 
-def changing_in_place(records: dict[str, Any] | list[Any], id_field: str,
-                      positions: Iterable[str | int]) -> InPlaceChange:
-    """Before changing `records` itself (a container nobody else holds, `gecko.sessions.owned`) at `positions`: call
-    `done` on the answer once the change is made, so its id index stays right."""
+def follow_index(records: dict[str, Any] | list[Any], id_field: str, positions: Iterable[str | int]) -> IndexFollower:
+    """Call before changing the collection `records` at `positions` (in a copy, or in place in a container nobody
+    else holds, `gecko.sessions.owned`); then `changed` on the answer, so the next call need not build the index."""
     index = _INDEXES.cached(records, id_field)
-    return InPlaceChange(records, id_field, index,
+    return IndexFollower(records, id_field, index,
                          [] if index is None else [(p, _text_at(records, p, id_field)) for p in positions])
+
+
+def index_changed(old: dict[str, Any] | list[Any], new: dict[str, Any] | list[Any], id_field: str,
+                  positions: Iterable[str | int], moved: bool = False) -> None:
+    """Carry `old`'s id index over to `new`: a copy of `old` with the members at `positions` added, replaced or
+    removed (see `IndexFollower.changed`)."""
+    follow_index(old, id_field, positions).changed(new, moved)
 
 
 def _follow_copy(copied: Copied) -> None:
