@@ -3,7 +3,7 @@
 ```
 select ─► [resume: open the run dir, check its settings] ─► preflight (models, Gecko, the benchmark's checks)
   ─► run dir (new) + config.json ─► skip keys done in tasks.jsonl ─► `workers` workers:
-       run(item) ─► tasks.jsonl line (durable) + trace line + progress ─► circuit breaker
+       run(item) ─► trace line, then tasks.jsonl line (both durable) + progress ─► circuit breaker
   ─► finish: official files from tasks.jsonl (always), official scores (unless interrupted) ─► summary.json
 ```
 
@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry
+from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry, resumable_done
 from benchmarks.runner.context import RunContext
 from benchmarks.runner.errors import PreflightError, ResumeError, SelectionError
 from benchmarks.runner.options import RunOptions
@@ -117,21 +117,28 @@ class _Run:
             outcome = TaskOutcome("errored", reason=f"{type(exc).__name__}: {exc}",
                                   trace={"id": item.key, "status": "errored", "error": text})
         entry = LedgerEntry.of(item, outcome, time.perf_counter() - started, utc_now())
-        # The fsync runs in a thread so it does not hold up the other tasks. Ctrl-C must not leave a line
+        # The trace first, then the checkpoint line: a task the checkpoint calls done always has its trace (an
+        # interrupt between the two leaves a trace without a line, and the task is run again on resume). Both
+        # fsyncs run in a thread so they do not hold up the other tasks; Ctrl-C must not leave a task
         # half-recorded (in the file, not yet in the ledger the official files are written from): a cancelled
-        # task first lets its append finish.
-        append = asyncio.ensure_future(asyncio.to_thread(self.ledger.append, entry))
+        # task first lets its record finish.
+        record = asyncio.ensure_future(asyncio.to_thread(self._record, item, outcome, entry))
         try:
-            await asyncio.shield(append)
+            await asyncio.shield(record)
         except asyncio.CancelledError:
-            await append
+            await record
             raise
-        if outcome.trace is not None:  # keyed like the checkpoint (a --faults arm's task id is not its key)
-            self.run_dir.append_trace(item.group, {**outcome.trace, "id": item.key})
         log.log(logging.INFO if outcome.status == "done" else logging.WARNING, "task %s: %s%s", item.key,
                 outcome.status, f" ({outcome.reason})" if outcome.reason else "")
         self.progress.update(item, outcome)
         self.breaker.observe(outcome)
+
+    def _record(self, item: WorkItem, outcome: TaskOutcome, entry: LedgerEntry) -> None:
+        """Write the task's trace (keyed like the checkpoint: a --faults arm's task id is not its key), then its
+        checkpoint line."""
+        if outcome.trace is not None:
+            self.run_dir.append_trace(item.group, {**outcome.trace, "id": item.key})
+        self.ledger.append(entry)
 
     async def run_all(self, items: Sequence[WorkItem]) -> None:
         queue: asyncio.Queue[WorkItem] = asyncio.Queue()
@@ -195,7 +202,7 @@ async def _run_in(run_dir: RunDirectory, benchmark: Benchmark, items: Sequence[W
                   started: float) -> RunSummary:
     ledger = Ledger(run_dir.file(LEDGER_FILE))
     before = ledger.latest()
-    done = {key for key, entry in before.items() if entry.status == "done"}
+    done = resumable_done(before, run_dir.traced_keys()) if before else set()
     pending = [item for item in items if item.key not in done]
     handler = run_dir.attach_log(options.debug)
     progress = Progress(benchmark.name, len(pending), enabled=options.progress, verbose=options.verbose)

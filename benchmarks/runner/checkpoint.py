@@ -1,8 +1,9 @@
 """The checkpoint of a run: `tasks.jsonl`, one durable line per finished task, the one source of truth.
 
 A line holds the task's key, group, status (`done`, `untested`, `errored`), reason, score, the benchmark's
-record and its LLM usage. A key may appear several times (an untested task rerun by `--resume`): the last line
-wins. Resuming skips the keys whose last status is `done` and runs the rest; the official files (BFCL result
+record, its LLM usage and whether its trace was written first. A key may appear several times (an untested task
+rerun by `--resume`): the last line wins. Resuming skips the keys whose last status is `done` (and whose trace is
+on disk) and runs the rest; the official files (BFCL result
 files, tau2 `results.json`) are written from the last line of every key, so they can always be rebuilt.
 """
 
@@ -40,13 +41,17 @@ class LedgerEntry(BaseModel):
     usage: list[dict[str, Any]] = Field(default_factory=list)
     record: Any = None
     """The benchmark's result record (JSON)."""
+    traced: bool | None = None
+    """True: the task's trace line was written (durably) before this line; False: the benchmark gave no trace;
+    None: a line written before checkpoints said so (its trace is looked up in the trace files)."""
 
     @classmethod
     def of(cls, item: WorkItem, outcome: TaskOutcome, seconds: float, finished_utc: str) -> LedgerEntry:
         """The entry for a task that just finished."""
         return cls(key=item.key, group=item.group, status=outcome.status, reason=outcome.reason,
                    score=outcome.score, seconds=round(seconds, 6), finished_utc=finished_utc,
-                   info=dict(outcome.info), usage=[dict(u) for u in outcome.usage], record=outcome.record)
+                   info=dict(outcome.info), usage=[dict(u) for u in outcome.usage], record=outcome.record,
+                   traced=outcome.trace is not None)
 
     def row(self) -> dict[str, Any]:
         """The task's row in `summary.json` (everything but the record and the usage)."""
@@ -65,6 +70,18 @@ def read_ledger(path: Path) -> list[LedgerEntry]:
         CorruptLinesError: A line before the last is not an entry.
     """
     return read_json_lines(path, _parse, _ERRORS)
+
+
+def resumable_done(entries: Mapping[str, LedgerEntry], traced_keys: set[str]) -> set[str]:
+    """The keys a resumed run skips: done, and with their trace on disk when they had one (a task whose `done`
+    line outlived its trace, as an interrupt could leave before traces came first, is run again).
+
+    Args:
+        entries: The last entry of every key.
+        traced_keys: The keys that have a line in the run's trace files.
+    """
+    return {key for key, entry in entries.items()
+            if entry.status == "done" and (entry.traced is False or key in traced_keys)}
 
 
 def latest(entries: Iterable[LedgerEntry]) -> dict[str, LedgerEntry]:
@@ -101,10 +118,6 @@ class Ledger:
     def latest(self) -> dict[str, LedgerEntry]:
         """The last entry of every key."""
         return latest(self.entries)
-
-    def done_keys(self) -> set[str]:
-        """Keys whose last status is `done` (what a resumed run skips)."""
-        return {key for key, entry in self.latest().items() if entry.status == "done"}
 
     def append(self, entry: LedgerEntry) -> None:
         """Add one entry as a durable line (safe to call from worker threads)."""

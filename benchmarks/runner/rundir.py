@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import platform
 import subprocess
 import sys
@@ -162,7 +163,8 @@ class RunDirectory:
         self.write_json(CONFIG_FILE, config)
 
     def append_trace(self, group: str, trace: Mapping[str, Any]) -> None:
-        """Append one task's trace to `traces_<group>.jsonl` (a whole line, flushed; `close` closes the files)."""
+        """Append one task's trace to `traces_<group>.jsonl` (a whole line, flushed and fsynced: the checkpoint
+        line that says the task is done is written after it; `close` closes the files)."""
         line = json.dumps(trace, ensure_ascii=False, default=str) + "\n"
         with self._lock:
             handle = self._traces.get(group)
@@ -170,6 +172,22 @@ class RunDirectory:
                 handle = self._traces[group] = (self.path / f"traces_{group}.jsonl").open("a", encoding="utf-8")
             handle.write(line)
             handle.flush()
+            os.fsync(handle.fileno())
+
+    def traced_keys(self) -> set[str]:
+        """The `id` of every line of every `traces_<group>.jsonl` (a torn or unreadable line is skipped: its task
+        has no trace)."""
+        keys: set[str] = set()
+        for trace_file in sorted(self.path.glob("traces_*.jsonl")):
+            with trace_file.open(encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    try:
+                        trace = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(trace, dict) and isinstance(trace.get("id"), str):
+                        keys.add(trace["id"])
+        return keys
 
     def close(self) -> None:
         """Close the trace files (idempotent; a later `append_trace` opens them again)."""

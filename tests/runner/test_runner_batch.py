@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks.runner import (
+    LedgerEntry,
     PreflightError,
     ResumeError,
     RunInterrupted,
@@ -19,9 +24,11 @@ from benchmarks.runner import (
     rescore,
     run_benchmark,
 )
+from benchmarks.runner.checkpoint import Ledger
 from benchmarks.runner.rundir import RunDirectory
 from benchmarks.runner.summary import EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED, EXIT_UNSCORED, format_table
 from tests.runner.runner_support import ScriptedBenchmark
+from utils.paths import REPO_ROOT
 
 
 def _options(tmp_path: Path, **changes: object) -> RunOptions:
@@ -123,6 +130,50 @@ async def test_interrupt_keeps_finished_tasks_and_writes_the_official_files(tmp_
     assert (summary.total.done, summary.total.pending) == (2, 2)
     assert bench.finished == [(["t0", "t1"], False)]  # official files from the checkpoint, no scoring
     assert json.loads((summary.run_dir / "summary.json").read_text())["interrupted"] is True
+
+
+def _traced(run_dir: Path) -> set[str]:
+    return {json.loads(line)["id"] for path in run_dir.glob("traces_*.jsonl") for line in path.read_text().splitlines()}
+
+
+def _done(run_dir: Path) -> set[str]:
+    return {key for key, entry in {e.key: e for e in read_ledger(run_dir / "tasks.jsonl")}.items()
+            if entry.status == "done"}
+
+
+@pytest.mark.slow
+def test_sigint_to_a_real_runner_mid_task_leaves_every_done_task_with_its_trace(tmp_path: Path) -> None:
+    marker, out = tmp_path / "recording", tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "tests.runner.slow_disk_run", str(marker), "--count", "6",
+                             "--output-dir", str(out), "--no-progress", "--no-cache", "--workers", "2"],
+                            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # a task is being recorded (its checkpoint append takes a second)
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.02)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    (run_dir,) = out.iterdir()
+    done = _done(run_dir)
+    assert done and done <= _traced(run_dir)  # the checkpoint never calls done a task whose trace is lost
+
+
+async def test_resume_reruns_a_done_task_whose_trace_is_missing(tmp_path: Path) -> None:
+    first = await run_benchmark(ScriptedBenchmark(4), _options(tmp_path))
+    traces = first.run_dir / "traces_odd.jsonl"
+    traces.write_text("".join(line + "\n" for line in traces.read_text().splitlines() if '"t3"' not in line))
+    ledger = Ledger(first.run_dir / "tasks.jsonl")  # a line from before checkpoints recorded `traced`
+    ledger.append(LedgerEntry.model_validate({**ledger.latest()["t1"].model_dump(), "traced": None}))
+    ledger.close()
+    again = ScriptedBenchmark(4)
+    summary = await run_benchmark(again, _options(tmp_path, resume=first.run_dir))
+    assert again.calls == ["t3"] and summary.total.done == 1 and summary.total.skipped == 3
+    assert _done(first.run_dir) == _traced(first.run_dir) == {"t0", "t1", "t2", "t3"}
 
 
 async def test_debug_stops_on_the_first_task_that_raises(tmp_path: Path) -> None:
