@@ -7,7 +7,9 @@ reused while the pins and the interpreter stay the same (a marker file holds the
 ```
 PinnedVenv(path, no_deps=(the official package,), pins=(its dependencies …), frozen=True | False)
   .ready()     built with these pins and this interpreter?
-  .ensure()    build it if not (python -m venv --clear; pip install --no-deps …; pip install …)
+  .ensure()    build it if not (python -m venv --clear; pip install --no-deps …; pip install …), saying how long it
+               takes and each step's time; pip's output (and its expected "dependency conflicts" notes) go to
+               <venv>.build.log
   .bin(name)   a console script in it
 ```
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,6 +41,8 @@ class PinnedVenv:
     """Installed next: exact versions of what the official tool needs."""
     frozen: bool = False
     """`pins` is a complete frozen set: installed with `--no-deps` too (nothing is resolved)."""
+    duration: str = "a few minutes"
+    """How long building it takes, as announced (measured, on a busy machine)."""
 
     def at(self, path: Path) -> PinnedVenv:
         """The same pins at another place."""
@@ -62,22 +67,45 @@ class PinnedVenv:
         return self.python().exists() and marker.exists() and marker.read_text().strip() == self.digest()
 
     def ensure(self, *, force: bool = False) -> Path:
-        """Build the venv unless it is ready; returns its path.
+        """Build the venv unless it is ready; returns its path. Says what it does and how long it may take, and
+        how long each step took; pip's own output goes to `<venv>/.gecko-build.log` (its "dependency conflicts"
+        notes about the pins are expected and not relayed; a failing step's last lines are).
 
         Raises:
-            VenvError: A step failed (its output is shown on stderr).
+            VenvError: A step failed (its last lines of output are in the message).
         """
         if self.ready() and not force:
             return self.path
-        print(f"setting up {self.path} for the official tools (once; about a minute)", file=sys.stderr, flush=True)
+        packages = len(self.no_deps) + len(self.pins)
+        what = "exactly these" if self.frozen else "these and what they depend on"
+        print(f"setting up {self.path} for the official tools, once: installing {packages} pinned packages ({what});"
+              f" this takes {self.duration}", file=sys.stderr, flush=True)
         base = getattr(sys, "_base_executable", sys.executable)
-        pip = [str(self.python()), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-        steps = [[base, "-m", "venv", "--clear", str(self.path)], [*pip, "--no-deps", *self.no_deps]]
+        pip = [str(self.python()), "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+        steps = [("creating the venv", [base, "-m", "venv", "--clear", str(self.path)]),
+                 (f"installing {', '.join(self.no_deps)}", [*pip, "--no-deps", *self.no_deps])]
         if self.pins:
-            steps.append([*pip, *(["--no-deps"] if self.frozen else []), *self.pins])
-        for step in steps:
-            done = subprocess.run(step, check=False)  # noqa: S603 - our own interpreter and pip, fixed arguments
-            if done.returncode != 0:
-                raise VenvError(f"building {self.path} failed at: {' '.join(step)} (exit {done.returncode})")
+            steps.append((f"installing {len(self.pins)} pinned dependencies",
+                          [*pip, *(["--no-deps"] if self.frozen else []), *self.pins]))
+        log = self.path.parent / f"{self.path.name}.build.log"
+        with log.open("w", encoding="utf-8") as output:
+            for number, (title, step) in enumerate(steps, start=1):
+                print(f"  [{number}/{len(steps)}] {title} …", file=sys.stderr, flush=True)
+                started = time.monotonic()
+                output.write(f"$ {' '.join(step)}\n")
+                output.flush()
+                # our own interpreter and pip, fixed arguments
+                done = subprocess.run(step, check=False, stdout=output, stderr=subprocess.STDOUT)  # noqa: S603
+                if done.returncode != 0:
+                    output.flush()
+                    tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:])
+                    raise VenvError(f"building {self.path} failed at: {' '.join(step)} (exit {done.returncode}); "
+                                    f"the end of its output (all of it in {log}):\n{tail}")
+                print(f"  [{number}/{len(steps)}] done in {_minutes(time.monotonic() - started)}", file=sys.stderr,
+                      flush=True)
         (self.path / _MARKER).write_text(self.digest() + "\n")
         return self.path
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"

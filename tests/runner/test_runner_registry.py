@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.registry import BENCHMARKS, UnknownBenchmarkError, load_benchmark
-from benchmarks.runner import build_parser
+from benchmarks.runner import Benchmark, build_parser
 from gecko_cli.main import main as gecko_main
 from utils.settings import Settings
 
@@ -18,6 +18,8 @@ from utils.settings import Settings
 def test_every_registered_benchmark_loads_and_builds_its_command_line(name: str) -> None:
     command = load_benchmark(name)
     assert command.name == name
+    protocol = {member for member in vars(Benchmark) if not member.startswith("_")} - {"name", "needs_gecko"}
+    assert not {member for member in protocol if not callable(getattr(command, member, None))}, "Benchmark methods"
     parser = build_parser(command, Settings())
     flags = {flag for action in parser._actions for flag in action.option_strings}
     assert {"--ids", "--ids-file", "--num-tasks", "--output-dir", "--resume", "--workers",
