@@ -5,10 +5,13 @@ Shape of every document:
 - one `POST /{operationId}` per tool; `operationId` is the safe form of the tool name
   (`gecko.convert.names`), the name itself is kept in `x-gecko-original-name`;
 - the arguments are a required `application/json` request body: the source's object schema with
-  `additionalProperties: false` unless the source said otherwise;
+  `additionalProperties: false` unless the source said otherwise, or exactly as declared for sources whose schema
+  is a contract of its own (MCP: `ToolSpec.close_arguments`);
 - one `200` `application/json` response: the source's result schema, an LLM-inferred one, or
   `GENERIC_RESPONSE`; `x-gecko-response-origin` says which (`source`, `inferred`, `generic`);
 - `x-gecko-access: read|write` when the source declares it;
+- `x-gecko-provenance`: what the converter added or inferred, and from what (the arguments closed, the access
+  read from an annotation, the generic result), so a user sees what is not the source's own contract;
 - shared definitions under `components/schemas`, extra `info` keys such as `x-gecko-default-state`.
 
 The same spec always gives the same bytes: dictionaries keep the source's order (so parameters
@@ -50,11 +53,22 @@ def _operation(tool: ToolSpec, op_id: str) -> dict[str, Any]:
     if tool.access is not None:
         op["x-gecko-access"] = tool.access
     op["x-gecko-response-origin"] = tool.response_origin if tool.response is not None else "generic"
+    arguments = close_object(tool.parameters) if tool.close_arguments else tool.parameters
+    provenance = dict(tool.provenance)
+    if arguments is not tool.parameters:
+        provenance["arguments"] = ("closed by the converter: undeclared arguments are refused "
+                                   "(the source does not say how it treats them)")
+    if tool.response is None:
+        provenance["response"] = "generic: the source declares no result schema"
+    elif tool.response_origin == "inferred":
+        provenance.setdefault("response", "inferred by a model from the tool's name, description and parameters")
+    if provenance:
+        op["x-gecko-provenance"] = provenance
     for key, value in tool.extensions.items():
         if not key.startswith("x-"):
             raise ConversionError(f"{tool.name}: operation extension {key!r} must start with 'x-'")
         op[key] = value
-    op["requestBody"] = {"required": True, "content": {MEDIA_TYPE: {"schema": close_object(tool.parameters)}}}
+    op["requestBody"] = {"required": True, "content": {MEDIA_TYPE: {"schema": arguments}}}
     result = tool.response if tool.response is not None else GENERIC_RESPONSE
     op["responses"] = {
         "200": {

@@ -1,9 +1,12 @@
 """MCP `tools/list` results → tool specs.
 
 Accepted shapes: the result `{"tools": [...]}`, the whole JSON-RPC response `{"result": {"tools": …}}`,
-or a bare list of tools. `inputSchema` is the request body, `outputSchema` (structured content) the
-result. Access comes from `annotations.readOnlyHint` when the server states it (true → read,
-false → write); the annotations are kept in `x-mcp-annotations`.
+or a bare list of tools. `inputSchema` is the request body, kept exactly
+as declared (no `additionalProperties: false` the server did not state: most servers accept and drop extra
+arguments), `outputSchema` (structured content) the result. Access comes from the annotations first:
+`readOnlyHint: true` → read, `readOnlyHint: false` or `destructiveHint: true` → write (a hint only a writing tool
+can have); without them the server guesses from the name. The annotations are kept in `x-mcp-annotations`, and
+what was read from them in `x-gecko-provenance`.
 """
 
 from __future__ import annotations
@@ -26,12 +29,21 @@ def mcp_tool_list(data: Any) -> list[dict[str, Any]]:
     return data
 
 
-def _access(tool: Mapping[str, Any]) -> Access | None:
-    hint = (tool.get("annotations") or {}).get("readOnlyHint")
+def annotation_access(annotations: Any) -> tuple[Access, str] | None:
+    """Read/write kind stated by MCP tool annotations, with the annotation it comes from; None when they say nothing.
+
+    `readOnlyHint` decides when present; otherwise `destructiveHint: true` means a write (the hint is only meaningful
+    for tools that change their environment). `idempotentHint` says nothing about the kind.
+    """
+    if not isinstance(annotations, Mapping):
+        return None
+    hint = annotations.get("readOnlyHint")
     if hint is True:
-        return "read"
+        return "read", "annotations.readOnlyHint: true"
     if hint is False:
-        return "write"
+        return "write", "annotations.readOnlyHint: false"
+    if annotations.get("destructiveHint") is True:
+        return "write", "annotations.destructiveHint: true"
     return None
 
 
@@ -60,13 +72,21 @@ def mcp_tools(data: Any, pool: DefinitionPool, access: Mapping[str, Access] | No
             check_schema(output, f"{name} outputSchema")
             output = pool.absorb(output, name)
         annotations = tool.get("annotations")
+        stated = annotation_access(annotations)
+        provenance = {}
+        if name in access:
+            provenance["access"] = "declared by the user (--access)"
+        elif stated is not None:
+            provenance["access"] = stated[1]
         tools.append(ToolSpec(
             name=name,
             description=str(tool.get("description") or ""),
             parameters=pool.absorb({"type": "object", **params}, name),
             response=output,
-            access=access.get(name, _access(tool)),
+            access=access.get(name, stated[0] if stated is not None else None),
             title=str(tool.get("title") or (annotations or {}).get("title") or ""),
             extensions={"x-mcp-annotations": annotations} if isinstance(annotations, dict) else {},
+            close_arguments=False,
+            provenance=provenance,
         ))
     return tools

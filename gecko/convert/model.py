@@ -41,6 +41,12 @@ class ToolSpec:
     """A short display name (MCP `title`); becomes the operation's `summary`."""
     extensions: dict[str, Any] = field(default_factory=dict)
     """Extra `x-…` keys copied onto the operation."""
+    close_arguments: bool = True
+    """Refuse arguments the source does not declare (`additionalProperties: false` where the source says nothing).
+    False for sources whose schema is a contract of its own (MCP `inputSchema`): kept exactly as declared."""
+    provenance: dict[str, str] = field(default_factory=dict)
+    """What the converter added or inferred, and from what (`access` → `annotations.readOnlyHint`); emitted, with
+    what the document builder adds, as the operation's `x-gecko-provenance`."""
 
 
 @dataclass(frozen=True)

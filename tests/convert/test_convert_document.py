@@ -47,7 +47,8 @@ def test_shape_of_an_operation() -> None:
     assert list(doc["paths"]) == ["/b_second", "/a_first"]
     op = doc["paths"]["/b_second"]["post"]
     assert list(op) == ["operationId", "description", "x-gecko-original-name", "x-gecko-response-origin",
-                        "requestBody", "responses"]
+                        "x-gecko-provenance", "requestBody", "responses"]
+    assert set(op["x-gecko-provenance"]) == {"arguments", "response"}
     assert op["requestBody"]["required"] is True
     assert list(op["requestBody"]["content"]) == ["application/json"]
     assert list(op["responses"]) == ["200"]
