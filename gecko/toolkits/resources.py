@@ -43,12 +43,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
 from utils.schema.instance import is_error_branch
+from utils.schema.patterns import SafeValidator
 from utils.schema.refs import SchemaRefError, pointer_get
 
 Action = Literal["create", "read", "list", "update", "delete"]
@@ -335,7 +334,7 @@ def _id_field(draft: _Draft, record: Mapping[str, Any] | None) -> str:
 def _not_found(op: Operation) -> tuple[int, Any, FastCheck | None] | None:
     if op.not_found_declared:
         schema = op.not_found_schema
-        check = None if schema is None else FastCheck(schema, Draft202012Validator(schema, format_checker=FORMAT_CHECKER))
+        check = None if schema is None else FastCheck(schema, SafeValidator(schema, format_checker=FORMAT_CHECKER))
         return 404, schema, check
     if op.response_schema is not None and has_error_branch(op.response_schema):
         return 200, None, None

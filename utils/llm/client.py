@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from utils.llm.aliases import ModelSpec, resolve_model
@@ -39,6 +38,7 @@ from utils.llm.stage_tags import ROLE_HEADER, SCHEMA_SECTION, section
 from utils.llm.transport import DEFAULT_MAX_CONNECTIONS, ChatTransport, LLMToolCall, OpenAITransport, RawReply
 from utils.llm.usage import UsageAggregator, UsageRecord
 from utils.roles import call_role
+from utils.schema.patterns import SafeValidator
 
 M = TypeVar("M", bound=BaseModel)
 V = TypeVar("V")
@@ -118,7 +118,7 @@ def pydantic_check(model: type[M]) -> Check:
 
 def schema_check(schema: Mapping[str, Any], validator: Any | None = None) -> Check:
     """A `Check` that reports every JSON Schema violation with its location."""
-    checker = validator or jsonschema.Draft202012Validator(dict(schema))
+    checker = validator or SafeValidator(dict(schema))
 
     def check(value: Any) -> tuple[Any, list[str]]:
         errors = sorted(checker.iter_errors(value), key=lambda e: list(e.absolute_path))

@@ -22,10 +22,11 @@ from types import MappingProxyType
 from typing import Any
 
 import rstr
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 
 from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
+from utils.schema.patterns import SafeValidator, search
 from utils.schema.refs import SchemaRefError, pointer_get
 
 _NO_DEFS: Mapping[str, Any] = MappingProxyType({})
@@ -74,7 +75,7 @@ def is_error_branch(schema: Any) -> bool:
 
 def is_valid(schema: Any, value: Any) -> bool:
     """Whether `value` validates against `schema` (Draft 2020-12, with the formats Gecko checks)."""
-    return Draft202012Validator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
+    return SafeValidator(schema, format_checker=FORMAT_CHECKER).is_valid(value)
 
 
 def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = None, *,
@@ -91,9 +92,9 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
     Raises:
         UnsatisfiableSchema: no attempt produced a valid value.
     """
-    validator: Draft202012Validator | None = None
+    validator: Validator | None = None
     if check is None:
-        validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        validator = SafeValidator(schema, format_checker=FORMAT_CHECKER)
         check = validator.is_valid
     last_error = "no attempt"
     for attempt in range(ATTEMPTS):
@@ -106,7 +107,7 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
             continue
         if check(value):
             return value
-        validator = validator or Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        validator = validator or SafeValidator(schema, format_checker=FORMAT_CHECKER)
         last_error = next(validator.iter_errors(value)).message
     raise UnsatisfiableSchema(last_error)
 
@@ -144,7 +145,7 @@ class InstanceGenerator:
         entry = self._cache.checks.get(key)
         if entry is None:
             wrapped = {**schema, "$defs": dict(self._defs)} if self._defs and "$defs" not in schema else schema
-            entry = (FastCheck(wrapped, Draft202012Validator(wrapped, format_checker=FORMAT_CHECKER)), schema, self._defs)
+            entry = (FastCheck(wrapped, SafeValidator(wrapped, format_checker=FORMAT_CHECKER)), schema, self._defs)
             self._cache.checks[key] = entry  # the entry keeps the schemas alive with their ids
         return entry[0].is_valid(value)
 
@@ -391,7 +392,7 @@ class InstanceGenerator:
         else:
             word = WORDS[int(self._hex(key, 4), 16) % len(WORDS)]
             value = f"{(key or 'text').split('[')[0]}-{word}-{self._hex(key, 4)}"
-        if pattern and not re.search(pattern, value):
+        if pattern and not search(pattern, value):
             value = self._from_pattern(pattern, key, low, high)
         if len(value) < low:
             value = value + "x" * (low - len(value))

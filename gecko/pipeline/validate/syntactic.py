@@ -5,6 +5,7 @@ The sentences say which argument, what is wrong and what is allowed — never th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,9 @@ from utils.jsonutil import json_pointer
 from utils.schema.formats import FORMAT_HINTS
 
 MAX_ERRORS = 50
+EXPLAIN_BUDGET_S = 0.05
+"""Most seconds spent explaining one invalid call; past it the violations found so far are reported (every regex
+runs in bounded time, see utils.schema.patterns, but a schema can have many)."""
 TYPE_NAMES = {
     "object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
     "number": "a number", "boolean": "a boolean (true/false)", "null": "null",
@@ -158,10 +162,12 @@ def _branch_hint(error: ValidationError) -> str:
 
 def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
     """All violations of `arguments` against the operation's argument schema (empty list = valid), at most
-    `MAX_ERRORS`; the cost grows with the invalid parts of `arguments`, not with its size."""
+    `MAX_ERRORS`, found within `EXPLAIN_BUDGET_S`; the cost grows with the invalid parts of `arguments`, not with
+    its size."""
     check = operation.args_check
     if check is not None and check.is_valid(arguments):
         return []
+    deadline = time.monotonic() + EXPLAIN_BUDGET_S
     errors = check.iter_errors(arguments) if check is not None else operation.args_validator.iter_errors(arguments)
     found: dict[tuple[str, str, str], tuple[list[str], Violation]] = {}
     for error in errors:
@@ -169,7 +175,7 @@ def validate_arguments(operation: Operation, arguments: Any) -> list[Violation]:
         # jsonschema reports `required` once per missing name, each error carrying the whole list: keep one each
         for violation in _violations(error, operation.operation_id):
             found.setdefault((violation.pointer, violation.keyword, violation.message), (path, violation))
-        if len(found) >= MAX_ERRORS:
+        if len(found) >= MAX_ERRORS or time.monotonic() > deadline:
             break
     ordered = sorted(found.values(), key=lambda item: item[0])
     return [violation for _, violation in ordered][:MAX_ERRORS]
