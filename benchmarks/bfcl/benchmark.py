@@ -110,6 +110,7 @@ class _Bfcl:
     name: ClassVar[str]
     default_gecko_url: ClassVar[str | None] = None
     default_workers: ClassVar[int] = 8
+    offline_models: ClassVar[tuple[str, ...]] = SCRIPTED_MODELS
     needs_gecko = True
     config_type: ClassVar[type[BfclRunConfig]]
     category_help: ClassVar[str]

@@ -79,6 +79,7 @@ class FidelityBenchmark:
     name: ClassVar[str] = "fidelity"
     default_gecko_url: ClassVar[str | None] = None
     default_workers: ClassVar[int] = 8
+    offline_models: ClassVar[tuple[str, ...]] = ()
     needs_gecko = True
 
     def __init__(self, *, sources: Sequence[str] = SOURCE_NAMES, kinds: Sequence[str] = TRAJECTORY_KINDS,

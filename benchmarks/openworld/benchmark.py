@@ -141,6 +141,7 @@ class OpenWorldBenchmark:
     name: ClassVar[str] = "openworld"
     default_gecko_url: ClassVar[str | None] = None
     default_workers: ClassVar[int] = 4
+    offline_models: ClassVar[tuple[str, ...]] = (SCRIPTED,)
     needs_gecko = True
 
     def __init__(self, *, tasks: Path, agent: AgentKind = "select-execute", agent_llm: str = SCRIPTED,

@@ -68,9 +68,9 @@ def _open_for_resume(benchmark: Benchmark, options: RunOptions) -> RunDirectory 
     return run_dir
 
 
-def _check_models(models: Mapping[str, str]) -> None:
+def _check_models(models: Mapping[str, str], offline: Sequence[str]) -> None:
     try:
-        check_model_names(dict(models))
+        check_model_names(dict(models), offline=offline)
     except LLMError as exc:
         raise PreflightError(str(exc)) from exc
 
@@ -178,7 +178,7 @@ async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: Gec
     context = RunContext(name, options, gecko=gecko, llm=llm)
     try:
         models = benchmark.models()
-        _check_models(models)
+        _check_models(models, benchmark.offline_models)
         probes = await _probe_models(models, context) if options.probe_models else []
         if benchmark.needs_gecko:
             context.start_local_gecko(benchmark.local_gecko())

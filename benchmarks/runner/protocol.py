@@ -101,6 +101,8 @@ class Benchmark(Protocol):
 
     name: ClassVar[str]
     """The registry name (`gecko <name>`), recorded as `benchmark` in `config.json`."""
+    offline_models: ClassVar[tuple[str, ...]]
+    """The offline agents its `--model` takes (`scripted-*`), named when a model name is unknown."""
 
     def config(self) -> Mapping[str, Any]:
         """Everything that defines the run, as JSON (recorded in `config.json`; `from_config` reads it back)."""

@@ -97,6 +97,7 @@ class Tau2Benchmark:
     name: ClassVar[str] = "tau2"
     default_gecko_url: ClassVar[str | None] = AUTO_GECKO
     default_workers: ClassVar[int] = 1
+    offline_models: ClassVar[tuple[str, ...]] = SCRIPTED_AGENTS
 
     def __init__(self, config: Tau2RunConfig, options: RunOptions, store: DataStore | None = None) -> None:
         self.settings = config

@@ -30,6 +30,7 @@ class ScriptedBenchmark:
     name: ClassVar[str] = "scripted"
     default_gecko_url: ClassVar[str | None] = None
     default_workers: ClassVar[int] = 2
+    offline_models: ClassVar[tuple[str, ...]] = ("scripted-oracle",)
     needs_gecko = False
 
     def __init__(self, count: int = 6, *, seed: int = 0, untested: Sequence[str] = (), raising: Sequence[str] = (),

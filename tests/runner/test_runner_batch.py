@@ -93,8 +93,10 @@ async def test_resume_refuses_other_settings_a_missing_directory_and_another_ben
 async def test_nothing_is_written_when_the_run_cannot_start(tmp_path: Path) -> None:
     with pytest.raises(PreflightError, match="start Gecko"):
         await run_benchmark(ScriptedBenchmark(2, preflight_error="start Gecko"), _options(tmp_path))
-    with pytest.raises(PreflightError, match="not-a-model"):
+    with pytest.raises(PreflightError, match="not-a-model") as caught:
         await run_benchmark(ScriptedBenchmark(2, models={"planner": "not-a-model"}), _options(tmp_path))
+    assert "gpt-4o, " in str(caught.value) and "scripted-oracle" in str(caught.value)  # the offline agents by name
+    assert "<name>" not in str(caught.value)
     with pytest.raises(SelectionError, match="count must be"):
         await run_benchmark(ScriptedBenchmark(-1), _options(tmp_path))
     assert not (tmp_path / "out").exists()

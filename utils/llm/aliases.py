@@ -18,7 +18,7 @@ and each other provider has its own `<PROVIDER>_BASE_URL`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from utils.llm.errors import LLMUsageError, MissingAPIKeyError, UnknownModelError
@@ -225,10 +225,14 @@ def is_scripted_name(name: str) -> bool:
     return name.startswith(SCRIPTED_PREFIX)
 
 
-def known_model_names() -> list[str]:
-    """Every accepted name, for error messages and `--help`."""
+def known_model_names(offline: Sequence[str] = ()) -> list[str]:
+    """Every accepted name, for error messages and `--help`.
+
+    Args:
+        offline: The `scripted-*` agents the caller accepts (a benchmark's offline agents), listed by name.
+    """
     return [ENGINE_RULES, ENGINE_NONE, *MODELS, f"{OPENAI_PREFIX}<model>",
-            f"{GENERIC_PREFIX}<model>@<base_url>", f"{SCRIPTED_PREFIX}<name>"]
+            f"{GENERIC_PREFIX}<model>@<base_url>", *offline]
 
 
 def _base_url(provider: Provider, env: Mapping[str, str]) -> tuple[str, bool]:
@@ -249,12 +253,13 @@ def _spec(name: str, model: str, provider: Provider, base_url: str, redirected: 
     )
 
 
-def resolve_model(name: str, env: Mapping[str, str] | None = None) -> ModelSpec:
+def resolve_model(name: str, env: Mapping[str, str] | None = None, offline: Sequence[str] = ()) -> ModelSpec:
     """Resolve a model name into a `ModelSpec`.
 
     Args:
         name: an alias, `openai:<model>`, or `openai-compatible:<model>[@<base_url>]`.
         env: environment to read base-URL overrides from (default: `os.environ`).
+        offline: The `scripted-*` agents the caller also accepts (named in the unknown-model message).
 
     Raises:
         UnknownModelError: the name is not known.
@@ -287,7 +292,7 @@ def resolve_model(name: str, env: Mapping[str, str] | None = None) -> ModelSpec:
             raise LLMUsageError(f"{name!r}: the base URL must start with http:// or https://")
         return _spec(name, model, provider, url.strip().rstrip("/"), True, GENERIC_CAPABILITIES, None,
                      _declared_capabilities(name, declared))
-    raise UnknownModelError(name, known_model_names())
+    raise UnknownModelError(name, known_model_names(offline))
 
 
 def with_capabilities(spec: ModelSpec, **changes: bool) -> ModelSpec:
@@ -295,12 +300,14 @@ def with_capabilities(spec: ModelSpec, **changes: bool) -> ModelSpec:
     return replace(spec, capabilities=replace(spec.capabilities, **changes))
 
 
-def check_model_names(names: Mapping[str, str], env: Mapping[str, str] | None = None) -> dict[str, ModelSpec]:
+def check_model_names(names: Mapping[str, str], env: Mapping[str, str] | None = None,
+                      offline: Sequence[str] = ()) -> dict[str, ModelSpec]:
     """Validate the model of every role at start-up; engines are skipped.
 
     Args:
         names: role → configured name.
         env: environment (default `os.environ`).
+        offline: The `scripted-*` agents the caller also accepts (named in the unknown-model message).
 
     Returns:
         role → resolved spec, for the roles that use an LLM.
@@ -312,7 +319,7 @@ def check_model_names(names: Mapping[str, str], env: Mapping[str, str] | None = 
     for role, name in names.items():
         if is_engine_name(name):
             continue
-        spec = resolve_model(name, env)
+        spec = resolve_model(name, env, offline)
         spec.api_key(env)
         specs[role] = spec
     return specs
