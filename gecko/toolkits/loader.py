@@ -232,43 +232,6 @@ def _response_schema(doc: dict[str, Any], responses: Any, status: str = r"2(\d\d
     return True, schema if has else None
 
 
-@dataclass(frozen=True)
-class _Success:
-    """The success response an operation declares."""
-
-    status: int = 200
-    has_body: bool = True
-    schema: Any = None
-    headers: tuple[str, ...] = ()
-
-
-NO_BODY_STATUSES = frozenset({204, 205, 304})
-
-
-def _success(doc: dict[str, Any], responses: Any, method: str) -> _Success:
-    """The status a success answers and its body schema: 201 for a POST that declares 201, else the lowest
-    declared 2xx (`2XX` counts as 200); 200 with no schema when the document declares no 2xx at all."""
-    if not isinstance(responses, dict):
-        return _Success()
-    codes = sorted(str(c) for c in responses if re.fullmatch(r"2(\d\d|XX)", str(c), re.IGNORECASE))
-    if not codes:
-        return _Success()
-    code = "201" if method == "post" and "201" in codes else codes[0]
-    raw = responses.get(code, responses.get(int(code) if code.isdigit() else ""))
-    response = resolve_object(doc, raw)
-    has, schema = _media_schema(response.get("content") if isinstance(response, dict) else None)
-    status = int(code) if code.isdigit() else 200
-    headers = response.get("headers") if isinstance(response, dict) else None
-    names = tuple(str(h) for h in headers) if isinstance(headers, dict) else ()
-    return _Success(status, has and status not in NO_BODY_STATUSES, schema if has else None, names)
-
-
-def _is_merge_patch(body: Any) -> bool:
-    content = body.get("content") if isinstance(body, dict) else None
-    return isinstance(content, dict) and any(str(m).split(";")[0].strip().lower() == "application/merge-patch+json"
-                                             for m in content)
-
-
 def _operation_id(method: str, path: str) -> str:
     return f"{method}_" + (re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_") or "root")
 
@@ -344,20 +307,8 @@ def _compile(schema: Any, where: str) -> Validator:
     return SafeValidator(schema, format_checker=FORMAT_CHECKER)
 
 
-def build_toolkit(path: Path, doc: dict[str, Any], faults: list[Fault] | None = None) -> Toolkit:
-    """Compile one parsed document into a Toolkit.
-
-    Args:
-        path: the document's file (its stem names the toolkit).
-        doc: the parsed document.
-        faults: lenient loading (see `gecko.toolkits.lenient`): an operation that cannot be compiled is left out and
-            reported here, as are parameters declared twice and undeclared path variables (declared as strings).
-            None (strict): the first problem raises.
-
-    Raises:
-        ToolkitLoadError: strict, a duplicate operationId; lenient, no operation could be compiled.
-        SchemaRefError, InvalidSchemaError, ValueError: strict, an operation that cannot be compiled.
-    """
+def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
+    """Compile one parsed document into a Toolkit."""
     openapi_30 = str(doc.get("openapi", "")).startswith("3.0")
     preparer = SchemaPreparer(doc, openapi_30)
     info = doc.get("info") or {}
@@ -374,76 +325,54 @@ def build_toolkit(path: Path, doc: dict[str, Any], faults: list[Fault] | None = 
                 continue
             op_id = str(op.get("operationId") or _operation_id(method, route))
             if op_id in operations:
-                if faults is None:
-                    raise ToolkitLoadError(f"duplicate operationId {op_id!r}")
-                faults.append(Fault(json_pointer(["paths", route, method, "operationId"]),
-                                    f"duplicate operationId {op_id!r}: this one is {_operation_id(method, route)!r}"))
-                op_id = _operation_id(method, route)
-            try:
-                declared = {(p.get("name"), p.get("in")): p for p in shared if isinstance(p, dict)}
-                for raw in op.get("parameters", []):
-                    p = resolve_object(doc, raw)
-                    if isinstance(p, dict):
-                        declared[(p.get("name"), p.get("in"))] = p
-                if faults is not None:
-                    _declare_path_variables(route, method, declared, faults)
-                params = []
-                for (p_name, p_in), p in declared.items():
-                    if p_in not in ("path", "query", "header", "cookie") or not p_name:
-                        continue
-                    if faults is not None and any(q.name == str(p_name) for q in params):
-                        faults.append(Fault(json_pointer(["paths", route, method]), f"parameter {p_name!r} is "
-                                            f"declared in two places: the {p_in} one is left out"))
-                        continue
-                    schema = p.get("schema")
-                    if schema is None:
-                        schema = _media_schema(p.get("content"))[1] or {}
-                    params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"),
-                                            preparer.prepare(schema), str(p.get("description") or "")))
-                body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
-                has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
-                args_schema, mode = _args_schema(
-                    params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
-                )
-                args_schema = _hoist_defs(args_schema)
-                success = _success(doc, op.get("responses"), method)
-                raw_response = success.schema if success.has_body else None
-                response_schema = preparer.prepare(raw_response) if raw_response is not None else None
-                not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
-                not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
-                if response_schema is True or response_schema == {}:
-                    response_schema = {}
-                original = str(op.get("x-gecko-original-name") or op_id)
-                operations[op_id] = Operation(
-                    toolkit=name,
-                    operation_id=op_id,
-                    method=method,
-                    path=route,
-                    access=operation_access(op, method, original),
-                    summary=str(op.get("summary") or ""),
-                    description=str(op.get("description") or op.get("summary") or ""),
-                    original_name=original,
-                    parameters=tuple(params),
-                    body_mode=mode,
-                    body_required=bool(body_obj and body_obj.get("required")),
-                    args_schema=args_schema,
-                    response_schema=response_schema,
-                    args_validator=_compile(args_schema, f"{op_id} arguments"),
-                    response_validator=(_compile(response_schema, f"{op_id} response")
-                                        if response_schema is not None else None),
-                    extensions={k: v for k, v in op.items() if k.startswith("x-")},
-                    not_found_declared=not_found,
-                    not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
-                    success_status=success.status,
-                    success_has_body=success.has_body,
-                    success_headers=success.headers,
-                    merge_patch=_is_merge_patch(body_obj),
-                )
-            except (SchemaRefError, InvalidSchemaError, ValueError, RecursionError) as exc:
-                if faults is None:
-                    raise
-                faults.append(Fault(json_pointer(["paths", route, method]),
-                                    f"operation {op_id!r} cannot be simulated and is left out: {exc}"))
+                raise ToolkitLoadError(f"duplicate operationId {op_id!r}")
+            declared = {(p.get("name"), p.get("in")): p for p in shared if isinstance(p, dict)}
+            for raw in op.get("parameters", []):
+                p = resolve_object(doc, raw)
+                if isinstance(p, dict):
+                    declared[(p.get("name"), p.get("in"))] = p
+            params = []
+            for (p_name, p_in), p in declared.items():
+                if p_in not in ("path", "query", "header", "cookie") or not p_name:
+                    continue
+                schema = p.get("schema")
+                if schema is None:
+                    schema = _media_schema(p.get("content"))[1] or {}
+                params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"), preparer.prepare(schema)))
+            body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
+            has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
+            args_schema, mode = _args_schema(
+                params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
+            )
+            args_schema = _hoist_defs(args_schema)
+            raw_response = _response_schema(doc, op.get("responses"))[1]
+            response_schema = preparer.prepare(raw_response) if raw_response is not None else None
+            not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
+            not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
+            if response_schema is True or response_schema == {}:
+                response_schema = {}
+            original = str(op.get("x-gecko-original-name") or op_id)
+            operations[op_id] = Operation(
+                toolkit=name,
+                operation_id=op_id,
+                method=method,
+                path=route,
+                access=operation_access(op, method, original),
+                summary=str(op.get("summary") or ""),
+                description=str(op.get("description") or op.get("summary") or ""),
+                original_name=original,
+                parameters=tuple(params),
+                body_mode=mode,
+                body_required=bool(body_obj and body_obj.get("required")),
+                args_schema=args_schema,
+                response_schema=response_schema,
+                args_validator=_compile(args_schema, f"{op_id} arguments"),
+                response_validator=(_compile(response_schema, f"{op_id} response")
+                                    if response_schema is not None else None),
+                extensions={k: v for k, v in op.items() if k.startswith("x-")},
+                not_found_declared=not_found,
+                not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
+            )
     default_state = info.get("x-gecko-default-state", doc.get("x-gecko-default-state"))
     upstream = info.get(UPSTREAM_KEY, doc.get(UPSTREAM_KEY))
     infer_world(name, operations, default_state if isinstance(default_state, dict) else None)
