@@ -18,6 +18,7 @@ import inspect
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -103,6 +104,19 @@ def forget_secrets() -> None:
     """Remove Gecko's secret variables from this process's environment, so children do not inherit them."""
     for name in SECRET_VARIABLES:
         os.environ.pop(name, None)
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuse to start on an address another process listens on, before anything says Gecko is on it: bind a
+    socket the way uvicorn will (SO_REUSEADDR) and let it go.
+
+    Raises:
+        OSError: The address cannot be bound (its `strerror` says why: in use, not this host's, …).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
 
 
 def serve(settings: Settings) -> None:

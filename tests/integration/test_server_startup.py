@@ -34,3 +34,16 @@ def test_refused_at_start_with_one_line_and_the_port_free(tmp_path: Path, flags:
     assert len([line for line in proc.stderr.splitlines() if line.startswith("gecko:")]) == 1
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))  # nothing holds the port
+
+
+def test_a_busy_port_is_refused_before_anything_says_gecko_is_on_it(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--schemas-dir", str(TOOLKITS),
+                               "--port", str(port), "--state-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
+    assert proc.returncode == 2, proc.stderr
+    assert "Gecko on http" not in proc.stderr and "Traceback" not in proc.stderr
+    assert f"gecko: cannot start: http://127.0.0.1:{port} cannot be bound (Address already in use)" in proc.stderr
