@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from gecko.pipeline.engines import build_engines
 from gecko.sessions.store import open_store
 from gecko.toolkits.loader import load_toolkits
-from gecko.workers import serve
+from gecko.workers import check_address, serve
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings
 
@@ -117,6 +117,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.umask(settings.file_mask())  # before anything creates a file (session DB, caches)
     logging.basicConfig(level=logging.INFO if settings.log_level == "trace" else settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not args.check:
+        try:
+            check_address(settings.host, settings.port)
+        except OSError as exc:  # before loading: a busy port fails in a second, and nothing says Gecko is on it
+            print(f"gecko: cannot start: http://{settings.host}:{settings.port} cannot be bound "
+                  f"({exc.strerror or exc}); stop what listens there or pick another --port", file=sys.stderr)
+            return EXIT_CONFIG
     started = time.perf_counter()
     try:
         toolkits, tools = _load(settings) if args.check else _load_in_child(settings)
