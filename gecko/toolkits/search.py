@@ -120,6 +120,9 @@ def _load_backend() -> tuple[Any, Any, frozenset[str]]:
     except ImportError:
         raise SearchUnavailable("tool search needs the 'search' extra: pip install 'gecko-gats[search]' "
                                 "(bm25s and PyStemmer)") from None
+    # bm25s sets its own logger to DEBUG at import ("Building index from tokens" at every build); it follows the
+    # process's level like every other logger instead
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
     try:
         import Stemmer
 
@@ -186,6 +189,8 @@ def _dense_missing(enabled: bool) -> str | None:
     """Why dense retrieval cannot be had (None: it may be; loading the model can still fail)."""
     if not enabled:
         return "dense search is turned off (--no-dense-search / GECKO_DENSE_SEARCH=false)"
+    if importlib.util.find_spec("numpy") is None:  # the encoder module imports it (a bare install has none)
+        return "dense search needs numpy and 'tokenizers': pip install 'gecko-gats[search,dense]'"
     from gecko.toolkits.search_encoder import MODEL_DISTRIBUTION, MODEL_PACKAGE
 
     if importlib.util.find_spec(MODEL_PACKAGE) is None:
