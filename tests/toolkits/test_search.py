@@ -110,3 +110,23 @@ def test_a_dense_index_being_built_is_a_503_with_retry_after(make_client, monkey
     reply = make_client().get("/tools/search", params={"q": "notes"})
     assert reply.status_code == 503 and reply.headers["retry-after"] == "10"
     assert "3 of 9 tools embedded" in reply.json()["detail"]
+
+
+def test_bm25s_logs_nothing_below_the_process_level(tmp_path: Path) -> None:
+    import logging
+
+    write_document(from_openai([_fn("get_weather", "Current weather for a city.", city="city name")], title="W"),
+                   tmp_path / "weather.json")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)  # what `gecko serve` and the runners configure by default
+    try:
+        assert ToolIndex(load_toolkits([tmp_path])).search("weather")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    assert not [r.getMessage() for r in records if r.name.startswith("bm25s") and r.levelno < logging.INFO]
