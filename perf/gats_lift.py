@@ -4,7 +4,7 @@ tokens and time per task and the schema errors Gecko caught and the retries fixe
 
 Starts Gecko on the BFCL single-turn toolkits (`--state-model none`, the gating `rules` judge unless
 `--judge-model`), runs the same tasks once per retry budget on the shared runner (the code of `gecko bfcl`), and
-prints one JSON object (its `table` is the markdown table). For whoever has a capable model: a provider alias,
+prints the figures as one JSON object, then the markdown table. For whoever has a capable model: a provider alias,
 a GPU server, or `python -m utils.local_model serve --model YOUR.gguf`.
 
     python perf/gats_lift.py --model gpt-4.1-mini [--categories simple_python,multiple,parallel,irrelevance]
@@ -114,10 +114,16 @@ def main() -> int:
             extra=["--state-model", "none", "--judge-model", args.judge_model, "--no-cache"]) as url:
         for retries in (int(r) for r in args.retries.split(",") if r.strip()):
             rows.append(asyncio.run(_run(args, url, retries, Path(tmp))))
-    print(json.dumps({"benchmark": "gats_lift", "model": args.model, "judge": args.judge_model,
-                      "categories": args.categories.split(","), "num_tasks": args.num_tasks, "rows": rows,
-                      "table": _table(rows), "wall_s": round(time.perf_counter() - started, 1)}, indent=2))
+    print(render({"benchmark": "gats_lift", "model": args.model, "judge": args.judge_model,
+                  "categories": args.categories.split(","), "num_tasks": args.num_tasks, "rows": rows,
+                  "wall_s": round(time.perf_counter() - started, 1)}))
     return 0
+
+
+def render(result: dict[str, Any]) -> str:
+    """What the script prints: the figures as one JSON object, then the markdown table as text (not a string inside
+    the JSON, whose escaped newlines no one can read)."""
+    return f"{json.dumps(result, indent=2)}\n\n{_table(result['rows'])}"
 
 
 if __name__ == "__main__":
