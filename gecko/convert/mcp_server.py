@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
+import tempfile
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -20,6 +22,9 @@ from gecko.convert.model import ConversionError
 from gecko.upstream.errors import root_cause
 
 MAX_PAGES = 100
+QUIET_COLOURS = {"NO_COLOR": "1", "FORCE_COLOR": "0"}
+"""Asks a server for plain text (its stderr is read back into error messages)."""
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
 
 @dataclass(frozen=True)
@@ -51,15 +56,34 @@ def parse_command(command: str) -> list[str]:
 
 async def list_server_tools(argv: list[str], *, timeout: float = 60.0, env: dict[str, str] | None = None,
                             cwd: str | None = None) -> ServerTools:
-    """Start `argv` as an MCP server on stdio, initialize, page through `tools/list`, stop it.
+    """Start `argv` as an MCP server on stdio, initialize, page through `tools/list`, stop it. The server's stderr
+    (banners, colours, progress) is kept out of ours; when the server fails, its last lines (colour codes removed)
+    are in the message.
 
     Raises:
         ConversionError: the server did not start, did not answer in `timeout` seconds, or failed.
     """
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **(env or {})}, cwd=cwd)
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **QUIET_COLOURS, **(env or {})},
+                                   cwd=cwd)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            return await _list(params, argv, timeout, errlog)
+        except ConversionError as exc:
+            tail = _tail(errlog)
+            raise ConversionError(f"{exc}; its stderr ended with: {tail}" if tail else str(exc)) from None
 
+
+def _tail(errlog: IO[str], lines: int = 5) -> str:
+    """The last lines a server wrote to stderr, without terminal control sequences, on one line."""
+    errlog.flush()
+    errlog.seek(0)
+    kept = [line.strip() for line in _ANSI.sub("", errlog.read()).splitlines() if line.strip()][-lines:]
+    return " | ".join(kept)[-1000:]
+
+
+async def _list(params: StdioServerParameters, argv: list[str], timeout: float, errlog: IO[str]) -> ServerTools:
     async def run() -> ServerTools:
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             init = await session.initialize()
             tools: list[dict[str, Any]] = []
             cursor: str | None = None
