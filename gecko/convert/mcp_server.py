@@ -13,7 +13,7 @@ import re
 import shlex
 import tempfile
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any, TextIO
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -73,7 +73,7 @@ async def list_server_tools(argv: list[str], *, timeout: float = 60.0, env: dict
             raise ConversionError(f"{exc}; its stderr ended with: {tail}" if tail else str(exc)) from None
 
 
-def _tail(errlog: IO[str], lines: int = 5) -> str:
+def _tail(errlog: TextIO, lines: int = 5) -> str:
     """The last lines a server wrote to stderr, without terminal control sequences, on one line."""
     errlog.flush()
     errlog.seek(0)
@@ -81,7 +81,7 @@ def _tail(errlog: IO[str], lines: int = 5) -> str:
     return " | ".join(kept)[-1000:]
 
 
-async def _list(params: StdioServerParameters, argv: list[str], timeout: float, errlog: IO[str]) -> ServerTools:
+async def _list(params: StdioServerParameters, argv: list[str], timeout: float, errlog: TextIO) -> ServerTools:
     async def run() -> ServerTools:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             init = await session.initialize()
