@@ -83,7 +83,7 @@ ENV_SUITES: dict[str, Registration] = {
     "bfcl_multi_turn": Registration("benchmarks.bfcl.env_suite:multi_turn_episodes",
                                     "the 800 BFCL multi-turn tasks (Gecko serves data/bfcl/openapi/multi_turn)"),
     "tau2": Registration("benchmarks.taubench.env_suite:tau2_episodes",
-                         "the 164 tau2 airline and retail tasks (Gecko serves data/taubench/openapi/mock)"),
+                         "the 164 tau2 airline and retail tasks (Gecko serves benchmarks/taubench/toolkits)"),
 }
 """Ready-made RL environment suites (`inference.env` episode specs) by name."""
 

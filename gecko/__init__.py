@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = version("gecko-gats")
+except PackageNotFoundError:  # a checkout run without installing it
+    __version__ = "0.0.0+local"
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -17,4 +23,4 @@ def create_app(settings: Settings, registry: Any = None) -> FastAPI:
     return _create_app(settings, registry)
 
 
-__all__ = ["create_app"]
+__all__ = ["__version__", "create_app"]

@@ -30,13 +30,24 @@ from utils.settings_cli import add_settings_flags, given_settings
 log = logging.getLogger("gecko")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The server's flags: one per `Settings` field (see `utils.settings_cli`), plus `--check`."""
-    p = argparse.ArgumentParser(prog="run_gecko_server.py", description="Run the Gecko tool simulation server.")
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The server's flags: one per `Settings` field (see `utils.settings_cli`), plus `--check`; `prog` is the name
+    the help calls the command by (default: how this process was started, e.g. `gecko serve`)."""
+    p = argparse.ArgumentParser(prog=prog or _prog(), description="Run the Gecko tool simulation server.")
     p.add_argument("--check", action="store_true",
                    help="load and validate the toolkits and the role engines, print a summary and exit (no server)")
     add_settings_flags(p)
     return p
+
+
+def _prog() -> str:
+    """`gecko serve` under the `gecko` command, `gecko-server`, `python -m gecko` or `run_gecko_server.py`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name == "gecko":
+        return "gecko serve"
+    if name == "__main__.py":
+        return "python -m gecko"
+    return name or "gecko serve"
 
 
 EXIT_CONFIG = 2
@@ -105,10 +116,10 @@ def _load_in_child(settings: Settings) -> tuple[int, int]:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the server (or `--check` the configuration); returns the exit code (0 ok, 1 the session store does not
     answer, 2 bad configuration)."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     try:
         settings = Settings(**given_settings(args))  # flags over GECKO_* env over .env over defaults
     except ValidationError as exc:

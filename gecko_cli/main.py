@@ -25,14 +25,18 @@ import sys
 from collections.abc import Callable, Sequence
 
 from benchmarks.registry import BENCHMARKS, load_benchmark
+from gecko_cli.extras import missing_extra_message
 
 Command = Callable[[list[str]], int]
+EXIT_MISSING_EXTRA = 2
+"""A command needs an optional dependency that is not installed (the message names the extra); 2 as for any
+other setup the command cannot run with."""
 
 
 def _serve(argv: list[str]) -> int:
     from gecko.cli import main
 
-    return main(argv)
+    return main(argv, prog="gecko serve")
 
 
 def _convert(argv: list[str]) -> int:
@@ -113,7 +117,8 @@ COMMANDS: dict[str, tuple[str, Command]] = {
 def usage() -> str:
     """The text of `gecko --help`."""
     width = max(len(name) for name in COMMANDS)
-    lines = ["usage: gecko <command> [flags]   (gecko <command> --help for its flags)", "", "commands:"]
+    lines = ["usage: gecko <command> [flags]   (gecko <command> --help for its flags; gecko --version)", "",
+             "commands:"]
     lines += [f"  {name:<{width}}  {text}" for name, (text, _) in COMMANDS.items()]
     return "\n".join(lines)
 
@@ -124,8 +129,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        from gecko import __version__
+
+        print(f"gecko {__version__}")
+        return 0
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         print(f"gecko: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    return COMMANDS[name][1](rest)
+    try:
+        return COMMANDS[name][1](rest)
+    except ModuleNotFoundError as exc:  # an optional dependency: one line naming the extra, not a traceback
+        message = missing_extra_message(name, exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return EXIT_MISSING_EXTRA

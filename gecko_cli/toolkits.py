@@ -3,7 +3,7 @@ server start is quick (what `make toolkits` runs).
 
 - BFCL single- and multi-turn: `scripts/build_toolkits.py` (a source checkout's developer script: stamped,
   rebuilt only when its inputs change), into `data/bfcl/openapi/`;
-- tau2 mock toolkits: `benchmarks.taubench.mock_toolkits`, into `data/taubench/openapi/mock/`.
+- tau2 mock toolkits: `benchmarks.taubench.mock_toolkits`, into `benchmarks/taubench/toolkits/`.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def _listener(port: int) -> int | None:
             args = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if str(port).encode() in args and any(b"run_gecko_server.py" in a or b"prism" in a for a in args):
+        if str(port).encode() in args and (b"gecko" in args or any(b"run_gecko_server.py" in a or b"prism" in a for a in args)):
             return int(cmdline.parent.name)
     return None
 

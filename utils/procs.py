@@ -15,7 +15,14 @@ from pathlib import Path
 
 import httpx
 
-from utils.paths import REPO_ROOT
+from utils.paths import REPO_ROOT, is_checkout
+
+
+def child_cwd() -> Path | None:
+    """Working directory of a child started as `python -m <our package>`: a checkout's root (so that `-m` finds the
+    packages even when they are not installed, and the checkout's `.env` is read as before); None for an install
+    (the child inherits ours)."""
+    return REPO_ROOT if is_checkout() else None
 
 
 def free_port() -> int:
@@ -68,7 +75,7 @@ def run_viewer(run_dir: Path, *, api_key: str | None = None, timeout: float = 60
     env = {k: v for k, v in os.environ.items() if k != "GECKO_API_KEY"} | ({"GECKO_API_KEY": api_key} if api_key else {})
     proc = subprocess.Popen([sys.executable, "-m", "gecko_cli", "view", str(run_dir), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env=env, cwd=REPO_ROOT)
+                            env=env, cwd=child_cwd())
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + timeout

@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     judge_deadline: float = _role_field("judge", DEADLINE_SETTING)
 
     schemas_dirs: Annotated[list[Path], Flag("--schemas-dir",
-                                             doc_default="bundled `data/examples/openapi`")] = Field(
+                                             doc_default="bundled examples (`utils/_data/examples/openapi`)")] = Field(
         default_factory=lambda: [EXAMPLE_TOOLKITS_DIR])
     """Directory of OpenAPI documents (JSON or YAML), one toolkit per file; repeat the flag for more (earlier directories win on name clashes)."""
     skip_invalid: bool = False
@@ -162,7 +162,7 @@ class Settings(BaseSettings):
     api_key: Annotated[SecretStr | None, Flag(secret=True)] = None
     """When set, every request but `GET /health` needs `Authorization: Bearer <key>` (and `/health` without it says only `ok` and the version). Set the variable (environment or `.env`) or use `--api-key-file`: the flag itself is refused, because a command line is visible to every user of the machine."""
     api_key_file: Path | None = None
-    """File whose first line is the API key (keep it 0600); the key is read once at start-up and reaches the workers by a private pipe, never through their environment or command line."""
+    """File whose first line is the API key (keep it 0600), or set `GECKO_API_KEY` (`--api-key KEY` is refused); the key is read once at start-up and reaches the workers by a private pipe, never through their environment or command line."""
     state_dir: Annotated[Path, Flag(doc_default="`$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`")] = Field(
         default_factory=default_state_dir)
     """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""

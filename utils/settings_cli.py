@@ -151,9 +151,9 @@ def add_settings_flags(parser: argparse.ArgumentParser, flags: Sequence[SettingF
         group = roles if flag.role is not None else other
         shown = f"{flag.help} (default: {flag.default_text.replace('`', '')})".replace("%", "%%")
         options: dict[str, Any] = {"dest": flag.field, "action": flag.action, "default": argparse.SUPPRESS}
-        if flag.secret:
+        if flag.secret:  # accepted only to refuse it with the ways that work: kept out of --help and usage
             options["action"] = RefuseSecret
-            shown = f"refused: set {flag.env} or use {flag.names[0]}-file"
+            shown = argparse.SUPPRESS
         if flag.action in ("store", "append"):
             options.update(type=flag.value_type, metavar=flag.metavar)
         group.add_argument(*flag.names, help=shown, **options)

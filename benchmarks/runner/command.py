@@ -37,12 +37,10 @@ from benchmarks.runner.selection import read_ids_file, split_ids
 from benchmarks.runner.summary import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, format_table
 from inference.agents.backends import AGENT_BACKENDS, DEFAULT_AGENT_BACKEND
 from utils.llm import load_env
-from utils.paths import REPO_ROOT
+from utils.paths import results_dir
 from utils.settings import Settings, read_secret_file
 from utils.settings_cli import RefuseSecret
 
-RESULTS_ROOT = REPO_ROOT / "results"
-"""Default parent of every benchmark's output directory (`results/<benchmark>`)."""
 FLAGS_KEY = "flags"
 """Where `config.json` records the command line's flags (parsed), which a resume restores."""
 _NOT_RESTORED = frozenset({"resume", "gecko_api_key", "gecko_api_key_file", "debug", "verbose", "no_progress",
@@ -100,7 +98,7 @@ def selected_ids(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser, command: BenchmarkCommand, settings: Settings) -> None:
-    default_output = RESULTS_ROOT / command.name
+    default_output = results_dir() / command.name  # ./results/<benchmark> of the working directory
     run = parser.add_argument_group("run")
     run.add_argument("--output-dir", type=Path, default=default_output,
                      help=f"new run directories go under it (default {default_output})")

@@ -1,6 +1,6 @@
 """The agent's tool definitions for tau2 and a tool backend over a live `Environment`.
 
-Definitions come from the mock toolkit document `data/taubench/openapi/mock/<domain>.json` (the same
+Definitions come from the mock toolkit document `benchmarks/taubench/toolkits/<domain>.json` (the same
 descriptions and argument schemas Gecko serves), with local `$ref`s inlined, limited to the tools of the
 task set. The catalog's `toolkit` is the domain name, so the same catalog drives Gecko (`POST
 /<domain>/<tool>`) and the real environment.

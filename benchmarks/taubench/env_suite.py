@@ -2,7 +2,7 @@
 
 Each task becomes an `EpisodeSpec`: the customer's opening request (reason for the call and what they know) is
 the task, the domain's policy is the system prompt, the toolkit is the domain's mock toolkit
-(`data/taubench/openapi/mock/`, which Gecko must serve), the checklist is the task's natural-language
+(`benchmarks/taubench/toolkits/`, which Gecko must serve), the checklist is the task's natural-language
 assertions (none: Gecko writes one from the task), and `max_steps` leaves room for the gold actions.
 `oracle_actions` gives the gold actions as steps, then the oracle's closing answer.
 

@@ -131,7 +131,7 @@ class Tau2FidelitySource:
         return (self.domain,)
 
     def schemas_dirs(self) -> tuple[Path, ...]:
-        """`data/taubench/openapi/mock`."""
+        """`benchmarks/taubench/toolkits`."""
         return (MOCK_DIR,)
 
     def tasks(self) -> list[str]:

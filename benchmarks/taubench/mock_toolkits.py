@@ -1,4 +1,5 @@
-"""Build Gecko's mock toolkits for tau2 from the domain tools: `data/taubench/openapi/mock/<domain>.json`.
+"""Build Gecko's mock toolkits for tau2 from the domain tools: `benchmarks/taubench/toolkits/<domain>.json` (shipped
+with the package).
 
 The tools' signatures and docstrings become the operations (request schemas, descriptions), their
 return types the response schemas, and their declared kinds `x-gecko-access`. This is the only
@@ -14,15 +15,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from benchmarks.taubench.domains import DOMAINS, get_domain
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
 from benchmarks.taubench.tasks import TaskSet
-from utils.paths import DATA_DIR
 
-MOCK_DIR = DATA_DIR / "taubench" / "openapi" / "mock"
+MOCK_DIR = Path(str(files("benchmarks.taubench").joinpath("toolkits")))
 """Where the mock toolkits are written (and where Gecko and the agent's catalog read them)."""
 TITLES = {"airline": "tau2 Airline Tools", "retail": "tau2 Retail Tools"}
 DESCRIPTIONS = {
