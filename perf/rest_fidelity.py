@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,18 @@ def document(backend: str) -> Path:
     return DOCUMENTS / backend.replace("-", "_") / "blog.json"
 
 
+def _tell(backend: str, done: int) -> None:
+    if done % 20 == 0:
+        print(f"{backend}: {done} sequences", file=sys.stderr, flush=True)
+
+
 def measure(backends: list[str], sequences: int, calls: int, seed: int, gecko_url: str | None = None) -> dict[str, Any]:
     """Every backend's figures (a backend that is not installed is reported as skipped)."""
     out: dict[str, Any] = {}
     for name in backends:
         try:
             out[name] = run(ReplayConfig(name, document(name), NPM_DIR, sequences=sequences, calls=calls,
-                                         seed=seed, gecko_url=gecko_url))
+                                         seed=seed, gecko_url=gecko_url), progress=lambda done, name=name: _tell(name, done))
         except BackendUnavailable as exc:
             out[name] = {"skipped": str(exc)}
     return out

@@ -186,7 +186,7 @@ class SequenceMaker:
             deleted = world.deleted[name]
             ref = Ref(name, rng.choice(deleted)) if deleted and rng.random() < 0.4 else \
                 Ref(name, None, rng.randrange(1_000_000))
-            return Call(target, name, "missing", ref=ref, body=self._change_body(res, target, name, world, rng))  # type: ignore[arg-type]
+            return Call(target, name, "missing", ref=ref, body=self._change_body(res, target, name, world, rng))
         if kind == "invalid":
             return self._invalid(res, world, rng)
         if kind not in ops or not alive:

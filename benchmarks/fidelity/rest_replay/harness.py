@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,9 +135,9 @@ def _replay(tally: Tally, backend: Backend, sequence: Sequence, real_client: htt
             gecko_answer = gecko.send(call)
             calls += 1
             if call.intent == "valid" and isinstance(call.body, Mapping) and call.kind in ("create", "replace", "update"):
-                index = call.creates if call.kind == "create" else (call.ref.index if call.ref else None)
-                if index is not None:
-                    keys = sent_keys.setdefault((call.resource, index), set())
+                made = call.creates if call.kind == "create" else (call.ref.index if call.ref else None)
+                if made is not None:
+                    keys = sent_keys.setdefault((call.resource, made), set())
                     if call.kind == "replace":
                         keys.clear()
                     keys.update(call.body)
@@ -148,8 +148,9 @@ def _replay(tally: Tally, backend: Backend, sequence: Sequence, real_client: htt
     return calls
 
 
-def run(config: ReplayConfig) -> dict[str, Any]:
-    """Replay `config.sequences` sequences on the backend and on Gecko; the figures as JSON.
+def run(config: ReplayConfig, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Replay `config.sequences` sequences on the backend and on Gecko; the figures as JSON (`progress` is told
+    the number of sequences done after each).
 
     Raises:
         BackendUnavailable: the backend's program is not installed.
@@ -172,6 +173,8 @@ def run(config: ReplayConfig) -> dict[str, Any]:
         gecko_client = stack.enter_context(httpx.Client(base_url=gecko_url, timeout=TIMEOUT))
         for number in range(config.sequences):
             calls += _replay(tally, backend, maker.make(number), real_client, gecko_client, found, toolkit)
+            if progress is not None:
+                progress(number + 1)
     return {"backend": f"{backend.name} {backend.version}", "validates": backend.validates,
             "document": config.document.name, "resources": [r.name for r in found],
             "sequences": config.sequences, "calls": calls, "seed": config.seed,

@@ -65,7 +65,9 @@ class Side:
         """This side's id of the record `ref` names (a made-up one for a record it never gave an id)."""
         res = self.resources[ref.resource]
         ids = self.ids[ref.resource]
-        if ref.index is None or ref.index >= len(ids) or ids[ref.index] is None:
+        if ref.index is None or ref.index >= len(ids) or ids[ref.index] is None \
+                or any(str(later) == str(ids[ref.index]) for later in ids[ref.index + 1:]):
+            # never given an id, or its id went to a later record (a server that reuses freed ids)
             return self.made_up(res, ref.token if ref.index is None else 500_000 + ref.index)
         return ids[ref.index]
 
