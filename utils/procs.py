@@ -99,13 +99,13 @@ def gecko_server(
     env: dict[str, str] | None = None, log_path: Path | None = None, timeout: float = 90.0,
     host: str = "127.0.0.1", prefix: list[str] | None = None, api_key: str | None = None,
 ) -> Iterator[str]:
-    """Run `run_gecko_server.py` on a free port of `host` (loopback by default); yield its base URL.
+    """Run the Gecko server (`python -m gecko`) on a free port of `host` (loopback by default); yield its base URL.
 
     `prefix` runs the server through another command, e.g. `ip netns exec NAME` (see `utils.netns`);
     `api_key` is given to the server in `GECKO_API_KEY` (never on its command line).
     """
     port = free_port()
-    cmd = [*(prefix or []), sys.executable, str(REPO_ROOT / "run_gecko_server.py"), "--port", str(port),
+    cmd = [*(prefix or []), sys.executable, "-m", "gecko", "--port", str(port),
            "--host", host, "--workers", str(workers), "--state-dir", str(state_dir), "--log-level", "warning"]
     for directory in schemas_dirs:
         cmd += ["--schemas-dir", str(directory)]
@@ -114,7 +114,7 @@ def gecko_server(
     proc = subprocess.Popen(cmd, stdout=log if log is not None else subprocess.DEVNULL, stderr=subprocess.STDOUT,
                             start_new_session=True,
                             env={**os.environ, **(env or {}), **({"GECKO_API_KEY": api_key} if api_key else {})},
-                            cwd=REPO_ROOT)
+                            cwd=child_cwd())
     url = f"http://{host}:{port}"
     try:
         wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc, api_key=api_key)
