@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ def measure(backends: list[str], sequences: int, calls: int, seed: int, gecko_ur
     for name in backends:
         try:
             out[name] = run(ReplayConfig(name, document(name), NPM_DIR, sequences=sequences, calls=calls,
-                                         seed=seed, gecko_url=gecko_url), progress=lambda done, name=name: _tell(name, done))
+                                         seed=seed, gecko_url=gecko_url), progress=partial(_tell, name))
         except BackendUnavailable as exc:
             out[name] = {"skipped": str(exc)}
     return out
