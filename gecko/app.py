@@ -16,6 +16,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from gecko.api.deps import GeckoContext
+from gecko.api.docs_pages import docs_router
+from gecko.api.hosts import HostCheckMiddleware, accepted_hosts
 from gecko.api.openapi import gecko_openapi
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.routes import compat, health, search, session_views, sessions, toolkits, tools, ui
@@ -58,7 +60,8 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
                        history_limit=settings.history_limit, max_versions=settings.max_versions,
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
     faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
-    runner = CallRunner(store, engines, upstreams=UpstreamPool(registry, settings.upstream_timeout_s), faults=faults)
+    upstreams = UpstreamPool(registry, settings.upstream_timeout_s, frozenset(settings.allow_upstream))
+    runner = CallRunner(store, engines, upstreams=upstreams, faults=faults)
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(
         registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir))
 
@@ -97,13 +100,14 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
         async with serving(ctx), mcp.run():
             yield
 
-    app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan,
+    app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
     app.openapi = lambda: gecko_openapi(app, ctx)  # type: ignore[method-assign]
     # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
     app.router.routes.extend(mcp_routes(mcp))
     # the viewer before the tool route: `POST /ui/login` has the shape of `POST /{toolkit}/{operationId}`
+    app.include_router(docs_router("Gecko"))
     for router in (ui.router, tools.router, health.router, search.router, toolkits.router, compat.router,
                    session_views.router, sessions.router, tools.fallback_router):
         app.include_router(router)
@@ -112,6 +116,8 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     _install_error_handlers(app, ctx.store.unavailable_errors)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
+    # outermost: a request for another host name (DNS rebinding) reaches nothing, not even the key check
+    app.add_middleware(HostCheckMiddleware, allowed=accepted_hosts(settings.host, settings.allowed_hosts))
     return app
 
 

@@ -43,7 +43,7 @@ def make_client(tmp_path: Path):
         values = {"schemas_dirs": [TOOLKITS_DIR], "workers": 1, "store": "memory", "state_dir": tmp_path,
                   "search_cache_dir": tmp_path / "search-cache"}
         values.update(overrides)
-        client = TestClient(create_app(Settings(**values)))
+        client = TestClient(create_app(Settings(**values)), base_url="http://127.0.0.1")  # a host Gecko answers
         client.__enter__()
         clients.append(client)
         return client

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from utils.faults.policy import load_policy
 from utils.jsonlimits import READABLE_DEPTH, JsonLimits
@@ -141,6 +141,8 @@ class Settings(BaseSettings):
     """Run openapi-spec-validator on every document, however large; by default documents over 300 operations get the fast check."""
     host: str = "127.0.0.1"
     """Bind address. Loopback by default; set 0.0.0.0 deliberately to expose the server."""
+    allowed_hosts: Annotated[list[str], NoDecode, Flag(doc_default="loopback names only")] = Field(default_factory=list)
+    """Host names the REST API, `/ui` and `/mcp` answer besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`), on any port; `*` accepts every name. A request with another `Host` gets 421: a web page whose name rebinds to this machine reaches nothing."""
     port: int = Field(8000, ge=0, le=65535)
     """TCP port."""
     workers: int = Field(2, ge=1, le=64)
@@ -196,6 +198,8 @@ class Settings(BaseSettings):
     """HTTP stack under the LLM client: `auto`/`aiohttp` (SDK over aiohttp), `httpx` (the SDK's own), `raw` (SDK-free, fastest)."""
     upstream_timeout_s: Annotated[float, Flag("--upstream-timeout")] = Field(30.0, gt=0)
     """Seconds a real upstream (`x-gecko-upstream` of hybrid and passthrough sessions) may take to start or answer."""
+    allow_upstream: Annotated[list[str], NoDecode, Flag(doc_default="none")] = Field(default_factory=list)
+    """Toolkits whose `x-gecko-upstream` hybrid and passthrough sessions may use (repeat the flag or separate names with commas; `*`: every toolkit). An upstream is a command Gecko starts or a service it calls, so neither a toolkit file nor a client's session mode starts one on its own: without this flag such a call gets 409."""
     judge_vote: Annotated[Literal["majority", "unanimous", "any"], Flag("--judge-vote")] = "majority"
     """How a judge panel (several `--judge-model` aliases) decides an item: `majority` (more than half of the judges that answered; else unknown), `unanimous` (all of them) or `any` (one success is enough)."""
     dense_search: bool = True
@@ -214,6 +218,14 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("allowed_hosts", "allow_upstream", mode="before")
+    @classmethod
+    def _split_names(cls, value: object) -> object:
+        parts = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else None
+        if parts is None:
+            return value
+        return [name.strip() for part in parts for name in str(part).split(",") if name.strip()]
 
     @field_validator("faults")
     @classmethod

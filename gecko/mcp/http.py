@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -37,7 +36,6 @@ from utils.jsonlimits import JsonLimitExceeded, JsonLimits, JsonValueRejected, p
 
 MCP_SESSION_HEADER = "mcp-session-id"
 SCOPE_KEY = "gecko.mcp"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 NOT_POST = ("Gecko's MCP endpoint takes POST only: it opens no server-initiated stream, and its sessions are "
             "Gecko sessions (they end by TTL or DELETE /sessions/{id})")
 
@@ -69,17 +67,6 @@ def _is_initialize(message: Any) -> bool:
     return any(isinstance(m, dict) and m.get("method") == "initialize" for m in items)
 
 
-def _security(host: str) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection (Host and Origin checks) when Gecko listens on loopback only."""
-    if host not in LOOPBACK:
-        return None
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-    )
-
-
 class McpHttpEndpoint:
     """The ASGI app behind `/mcp` and `/mcp/{toolkit}`; `run()` must be entered in the app's lifespan."""
 
@@ -88,7 +75,7 @@ class McpHttpEndpoint:
         self.catalogs = McpCatalogs(ctx.registry)
         self.server = build_server(self._binding, version=ctx.version)
         self.manager = StreamableHTTPSessionManager(app=self.server, json_response=True, stateless=True,
-                                                    security_settings=_security(ctx.settings.host))
+                                                    security_settings=None)
 
     def run(self) -> contextlib.AbstractAsyncContextManager[None]:
         """The SDK's task group, for the app's lifespan."""

@@ -7,6 +7,10 @@ Session modes (`config.mode`):
 | `simulate`    | simulated                           | simulated            | simulated            |
 | `hybrid`      | real (recorded as observations)     | simulated            | simulated            |
 | `passthrough` | real (recorded as observations)     | real (recorded as real effects) | refused (409) |
+
+An upstream is a command Gecko starts or a service it calls, so it runs only for the toolkits the operator named
+at start-up (`--allow-upstream NAME[,…]`, `*` for all): a call that would reach any other toolkit's upstream is
+refused (409, `UpstreamNotAllowed`), whatever the document declares and the session's mode asks.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any, Literal
 
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolkitRegistry
-from gecko.upstream.errors import NoUpstream
+from gecko.upstream.errors import NoUpstream, UpstreamNotAllowed
 from gecko.upstream.http_client import RestUpstream
 from gecko.upstream.mcp_client import McpUpstream
 from gecko.upstream.result import UpstreamResult
@@ -31,9 +35,11 @@ SESSION_MODES: tuple[SessionMode, ...] = ("simulate", "hybrid", "passthrough")
 class UpstreamPool:
     """The upstreams of a worker's toolkits; each connects on its first call and closes at shutdown."""
 
-    def __init__(self, registry: ToolkitRegistry, timeout: float) -> None:
+    def __init__(self, registry: ToolkitRegistry, timeout: float, allowed: frozenset[str] = frozenset()) -> None:
         self.registry = registry
         self.timeout = timeout
+        self.allowed = allowed
+        """Toolkits whose upstream may run (`--allow-upstream`); `*` allows every toolkit's."""
         self._clients: dict[str, McpUpstream | RestUpstream] = {}
 
     def goes_upstream(self, operation: Operation, mode: str) -> bool:
@@ -41,6 +47,7 @@ class UpstreamPool:
 
         Raises:
             NoUpstream: passthrough on a toolkit that declares no upstream.
+            UpstreamNotAllowed: the call would run an upstream the operator did not allow.
         """
         if mode == "simulate":
             return False
@@ -50,7 +57,14 @@ class UpstreamPool:
                 raise NoUpstream(f"toolkit {operation.toolkit!r} declares no x-gecko-upstream, so a passthrough "
                                  "session cannot call it")
             return False
-        return mode == "passthrough" or operation.access == "read"
+        if not (mode == "passthrough" or operation.access == "read"):
+            return False
+        if "*" not in self.allowed and toolkit.name not in self.allowed:
+            raise UpstreamNotAllowed(
+                f"toolkit {toolkit.name!r} declares an x-gecko-upstream, but this server runs no upstream the "
+                f"operator did not allow: a {mode} session cannot call it (the operator starts the server with "
+                f"--allow-upstream {toolkit.name} to allow it; a simulate session works as it is)")
+        return True
 
     async def call(self, operation: Operation, arguments: dict[str, Any]) -> UpstreamResult:
         """Run the call on the toolkit's upstream.

@@ -60,7 +60,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     docs = {"filesystem": convert(" ".join(filesystem), "filesystem", twins / "filesystem.json"),
             "memory": convert(" ".join(memory), "memory", twins / "memory.json")}
     env = {**npm_env(), "MEMORY_FILE_PATH": str(memory_file)}
-    with gecko_server([twins], workers=2, state_dir=base / "state", env=env, log_path=base / "server.log") as url:
+    with gecko_server([twins], workers=2, state_dir=base / "state", env=env, log_path=base / "server.log",
+                      extra=["--allow-upstream", "filesystem,memory"]) as url:
         yield {"url": url, "real_dir": real_dir, "memory_file": memory_file, "docs": docs,
                "argv": {"filesystem": filesystem, "memory": memory}}
 

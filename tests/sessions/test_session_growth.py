@@ -59,7 +59,7 @@ async def _app(tmp_path: Path, store: str) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(Settings(schemas_dirs=[TOOLKITS_DIR], workers=1, store=store, state_dir=tmp_path,
                               history_limit=0, max_versions=0))
     async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gecko") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
             yield client
 
 

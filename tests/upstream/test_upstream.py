@@ -93,7 +93,7 @@ def _session(client, mode: str) -> dict[str, str]:
 
 
 def test_hybrid_forwards_reads_to_the_http_api_and_simulates_writes(make_client, pets_toolkits, real_pets):
-    client = make_client(schemas_dirs=[pets_toolkits])
+    client = make_client(schemas_dirs=[pets_toolkits], allow_upstream=["*"])
     seen = real_pets[1]
     seen.clear()
     headers = _session(client, "hybrid")
@@ -120,7 +120,7 @@ def test_hybrid_forwards_reads_to_the_http_api_and_simulates_writes(make_client,
 
 def test_passthrough_sends_writes_too_and_refuses_toolkits_without_upstream(make_client, pets_toolkits, real_pets,
                                                                              toolkits_dir):
-    client = make_client(schemas_dirs=[pets_toolkits, toolkits_dir])
+    client = make_client(schemas_dirs=[pets_toolkits, toolkits_dir], allow_upstream=["petstore"])
     real_pets[1].clear()
     headers = _session(client, "passthrough")
     created = client.post("/petstore/createPet", json={"name": "Tom", "species": "cat"}, headers=headers)
@@ -133,7 +133,7 @@ def test_passthrough_sends_writes_too_and_refuses_toolkits_without_upstream(make
 
 
 def test_a_dead_upstream_is_a_502_never_a_simulated_answer(make_client, pets_toolkits):
-    client = make_client(schemas_dirs=[pets_toolkits], upstream_timeout_s=10)
+    client = make_client(schemas_dirs=[pets_toolkits], upstream_timeout_s=10, allow_upstream=["broken"])
     headers = _session(client, "hybrid")
     reply = client.post("/broken/get_thing", json={}, headers=headers)
     assert reply.status_code == 502 and "/nonexistent/mcp-server" in reply.json()["detail"]
@@ -156,10 +156,28 @@ def test_unknown_mode_is_refused(make_client):
 
 
 def test_an_unstorable_upstream_answer_is_a_502_and_stores_nothing(make_client, pets_toolkits):
-    client = make_client(schemas_dirs=[pets_toolkits])
+    client = make_client(schemas_dirs=[pets_toolkits], allow_upstream=["*"])
     headers = _session(client, "hybrid")
     reply = client.get(f"/petstore/pets/{DEEP_PET}", headers=headers)
     assert reply.status_code == 502 and "nested deeper than" in reply.json()["detail"]
     sid = headers["X-Session-ID"]
     assert client.get(f"/sessions/{sid}/history").status_code == 200
     assert client.get("/get-session-state", headers=headers).json() == {"state": {}, "version": 0}
+
+
+HOSTILE_UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "hostile" / "upstream"
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "passthrough"])
+def test_a_toolkit_upstream_runs_only_when_the_operator_allowed_it(make_client, tmp_path, monkeypatch, mode):
+    marker = tmp_path / "ran"
+    monkeypatch.setenv("GECKO_TEST_MARKER", str(marker))
+    client = make_client(schemas_dirs=[HOSTILE_UPSTREAM], upstream_timeout_s=5)
+    headers = _session(client, mode)
+    reply = client.post("/shell/get_secret", json={}, headers=headers)
+    assert reply.status_code == 409 and "--allow-upstream shell" in reply.json()["detail"], reply.text
+    assert not marker.exists()
+    assert client.post("/shell/get_secret", json={}, headers=_session(client, "simulate")).status_code == 200
+    allowed = make_client(schemas_dirs=[HOSTILE_UPSTREAM], upstream_timeout_s=5, allow_upstream=["other", "shell"])
+    assert allowed.post("/shell/get_secret", json={}, headers=_session(allowed, mode)).status_code == 502
+    assert marker.exists()  # allowed: the command ran (and, being no MCP server, failed: 502)

@@ -21,7 +21,16 @@ from gecko.api.security import UI_COOKIE, key_matches, ui_token
 from gecko.ui import PAGE_TITLE, shell, static_file
 
 MAX_FORM_BYTES = 4096
-_NO_STORE = {"cache-control": "no-store"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+                                "form-action 'self'; frame-ancestors 'none'"),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+"""On every answer of the viewer: its own scripts only, never framed, no referrer sent."""
+_NO_STORE = {"cache-control": "no-store", **SECURITY_HEADERS}
 
 
 def _login_page(message: str = "", status: int = 200) -> HTMLResponse:
@@ -41,9 +50,9 @@ async def _static(name: str) -> Response:
     """app.js, app.css and the script's modules."""
     found = static_file(name)
     if found is None:
-        return Response(status_code=404)
+        return Response(status_code=404, headers=SECURITY_HEADERS)
     body, media = found
-    return Response(body, media_type=media, headers={"cache-control": "no-cache"})
+    return Response(body, media_type=media, headers={"cache-control": "no-cache", **SECURITY_HEADERS})
 
 
 async def _login_form() -> HTMLResponse:
@@ -65,7 +74,7 @@ def viewer_router(api_key_of: Callable[[Request], str], *, mode: str = "live", t
         """Check the key; on success set the viewer's read-only cookie and go to the viewer."""
         expected = api_key_of(request)
         if not expected:
-            return RedirectResponse("/ui", status_code=303)
+            return RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
         raw = b""
         async for chunk in request.stream():
             raw += chunk
@@ -74,7 +83,7 @@ def viewer_router(api_key_of: Callable[[Request], str], *, mode: str = "live", t
         given = (parse_qs(raw.decode("utf-8", "replace")).get("key") or [""])[0]
         if not key_matches(given, expected):
             return _login_page("That is not this server's API key.", 401)
-        response = RedirectResponse("/ui", status_code=303)
+        response = RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
         response.set_cookie(UI_COOKIE, ui_token(expected), httponly=True, samesite="strict", path="/")
         return response
 
