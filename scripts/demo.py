@@ -27,6 +27,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -78,6 +79,27 @@ def _bfcl_run(url: str, output: Path, retries: int) -> dict:
             "traces": sorted(traces, key=lambda t: int(t["id"].rsplit("_", 1)[1]))}
 
 
+def fixed_table(traces: list[dict[str, Any]]) -> list[str]:
+    """One row per error the noisy agent made: task, kind, what it did (whole: a misspelled name is the point),
+    what GATS made of it, the attempts and the official verdict; columns as wide as their longest cell; then the
+    count by kind."""
+    injected: Counter[str] = Counter()
+    fixed: Counter[str] = Counter()
+    rows = [("task", "kind", "the error", "GATS", "attempts", "official")]
+    for trace in traces:
+        for error in trace["agent_info"]["corruptions"]:
+            injected[error["kind"]] += 1
+            fixed[error["kind"]] += error["fixed"]
+            verdict = "fixed on retry" if error["fixed"] else "not caught (no schema can see it)"
+            rows.append((trace["id"], error["kind"], error["description"], verdict, str(len(trace["attempts"])),
+                         "correct" if trace["valid"] else "wrong"))
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    lines = ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.append("\nby kind: " + ", ".join(f"{kind} {fixed[kind]}/{count} fixed"
+                                           for kind, count in sorted(injected.items())))
+    return lines
+
+
 def bfcl_demo() -> None:
     """Part 2: GATS on BFCL simple_python with the scripted noisy agent."""
     if not (BFCL_TOOLKITS / "simple_python_0.json").exists():
@@ -94,17 +116,8 @@ def bfcl_demo() -> None:
         gats = _bfcl_run(url, DEMO_DIR / "runs" / "retries2", 2)
     print(f"\naccuracy without GATS (--max-retries 0): {baseline['accuracy']:.2f}")
     print(f"accuracy with GATS    (--max-retries 2): {gats['accuracy']:.2f}")
-    injected: Counter[str] = Counter()
-    fixed: Counter[str] = Counter()
     print("\nwhat GATS fixed (each error named by Gecko's feedback is fixed on the retry):")
-    for trace in gats["traces"]:
-        for error in trace["agent_info"]["corruptions"]:
-            injected[error["kind"]] += 1
-            fixed[error["kind"]] += error["fixed"]
-            verdict = "fixed on retry" if error["fixed"] else "not caught: stays (no schema can see it)"
-            print(f"  {trace['id']:<18} {error['kind']:<17} {error['description'][:60]:<60} -> {verdict}; "
-                  f"attempts {len(trace['attempts'])}, {'correct' if trace['valid'] else 'wrong'}")
-    print("\nby kind: " + ", ".join(f"{kind} {fixed[kind]}/{count} fixed" for kind, count in sorted(injected.items())))
+    print("\n".join(fixed_table(gats["traces"])))
     relative = DEMO_DIR.relative_to(REPO_ROOT)
     print("\nSee every session, GATS attempt, verdict and the feedback between attempts in your browser:\n"
           f"  .venv/bin/gecko serve --schemas-dir {relative}/toolkits --state-dir {relative}/state\n"

@@ -8,16 +8,19 @@ official files; `run_score` only over this run's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmarks.runner.checkpoint import LedgerEntry, usage_records
+from benchmarks.runner.faults import FAULT_GROUP_SUFFIX
 from benchmarks.runner.protocol import Evaluation, WorkItem
 from benchmarks.runner.robustness import robustness_block, robustness_lines
 from utils.llm import UsageAggregator
 
+NO_FAULTS, WITH_FAULTS = "no faults", "with faults"
+"""The two arms of a `--faults` run, as the table's total rows name them."""
 EXIT_OK = 0
 """The run finished and every selected task has a scored result."""
 EXIT_ERROR = 1
@@ -72,6 +75,9 @@ class RunSummary:
     groups: dict[str, GroupSummary] = field(default_factory=dict)
     total: GroupSummary = field(default_factory=lambda: GroupSummary("total"))
     """The counts over every group; its scores are means over every task."""
+    arms: dict[str, GroupSummary] = field(default_factory=dict)
+    """With `--faults`: the totals of the clean arm (`no faults`) and of the fault arm (`with faults`) apart;
+    empty without faults."""
     untested: list[Unfinished] = field(default_factory=list)
     errored: list[Unfinished] = field(default_factory=list)
     interrupted: bool = False
@@ -103,6 +109,7 @@ class RunSummary:
             "benchmark": self.benchmark, "run_dir": str(self.run_dir), "interrupted": self.interrupted,
             "stopped": self.stopped, "exit_code": self.exit_code, "wall_time_s": round(self.wall_time_s, 3),
             "total": vars(self.total), "groups": {name: vars(g) for name, g in self.groups.items()},
+            "arms": {name: vars(g) for name, g in self.arms.items()},
             "untested": unfinished(self.untested), "errored": unfinished(self.errored),
             "evaluation": dict(self.evaluation.metrics), "robustness": self.robustness, **self.cost,
             "tasks": self.rows,
@@ -111,6 +118,19 @@ class RunSummary:
 
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def _add_up(total: GroupSummary, groups: Iterable[GroupSummary], scores: Mapping[str, list[float]],
+            run_scores: Mapping[str, list[float]]) -> GroupSummary:
+    """`total` with the counts of `groups` added and their scores' means (over their tasks, not their groups)."""
+    members = list(groups)
+    for group in members:
+        for count in ("selected", "skipped", "done", "untested", "errored", "pending", "seconds"):
+            setattr(total, count, getattr(total, count) + getattr(group, count))
+    total.score = _mean([v for g in members for v in scores.get(g.group, [])])
+    total.run_score = _mean([v for g in members for v in run_scores.get(g.group, [])])
+    total.seconds = round(total.seconds, 3)
+    return total
 
 
 def summarise(benchmark: str, run_dir: Path, items: Sequence[WorkItem], entries: Sequence[LedgerEntry],
@@ -155,16 +175,15 @@ def summarise(benchmark: str, run_dir: Path, items: Sequence[WorkItem], entries:
             target = summary.untested if entry.status == "untested" else summary.errored
             target.append(Unfinished(entry.key, entry.group, entry.reason))
         summary.rows.append(entry.row())
-    total = summary.total
     for name, group in summary.groups.items():
         group.score = _mean(scores.get(name, []))
         group.run_score = _mean(run_scores.get(name, []))
         group.seconds = round(group.seconds, 3)
-        for count in ("selected", "skipped", "done", "untested", "errored", "pending", "seconds"):
-            setattr(total, count, getattr(total, count) + getattr(group, count))
-    total.score = _mean([v for values in scores.values() for v in values])
-    total.run_score = _mean([v for values in run_scores.values() for v in values])
-    total.seconds = round(total.seconds, 3)
+    _add_up(summary.total, summary.groups.values(), scores, run_scores)
+    if any(name.endswith(FAULT_GROUP_SUFFIX) for name in summary.groups):
+        for arm, faulted in ((NO_FAULTS, False), (WITH_FAULTS, True)):
+            members = [g for name, g in summary.groups.items() if name.endswith(FAULT_GROUP_SUFFIX) == faulted]
+            summary.arms[arm] = _add_up(GroupSummary(f"total, {arm}"), members, scores, run_scores)
     summary.robustness = robustness_block(last[item.key].model_dump() for item in items if item.key in last)
     usage = UsageAggregator(usage_records(entries)).summary()
     summary.cost = {"cost_by_role": {role: entry["total"] for role, entry in usage["roles"].items()},
@@ -176,16 +195,24 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+TABLE_LEGEND = ("done before: scored by an earlier run of this directory (not run again); done now: scored by this "
+                "run; run score: mean over this run's done tasks; score: mean over every done task")
+"""The line under the end-of-run table that says what its columns count."""
+
+
 def format_table(summary: RunSummary) -> str:
-    """The end-of-run table: one row per group, then the total, then where things are."""
-    header = ("group", "selected", "skipped", "done", "untested", "errored", "pending", "run score", "score")
+    """The end-of-run table: one row per group, then the total (with `--faults`, one total per arm instead of one
+    that mixes them), what the columns count, then where things are."""
+    header = ("group", "selected", "done before", "done now", "untested", "errored", "pending", "run score", "score")
     rows = [header]
-    for group in [*summary.groups.values(), summary.total]:
+    totals = list(summary.arms.values()) or [summary.total]
+    for group in [*summary.groups.values(), *totals]:
         rows.append((group.group, str(group.selected), str(group.skipped), str(group.done), str(group.untested),
                      str(group.errored), str(group.pending), _cell(group.run_score), _cell(group.score)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]
+    lines.append(TABLE_LEGEND)
     lines.append(f"\nrun dir: {summary.run_dir}")
     lines.extend(summary.evaluation.lines)
     lines.extend(robustness_lines(summary.robustness))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.runner import WorkItem
+from benchmarks.runner import LedgerEntry, WorkItem
 from benchmarks.runner.faults import (
     TaskFaults,
     add_fault_arguments,
@@ -24,6 +24,7 @@ from benchmarks.runner.faults import (
 from benchmarks.runner.report import load_run
 from benchmarks.runner.report_html import render
 from benchmarks.runner.robustness import robustness_block, robustness_lines
+from benchmarks.runner.summary import TABLE_LEGEND, format_table, summarise
 from utils.faults import PolicyError, load_policy
 
 
@@ -150,3 +151,20 @@ def test_the_report_shows_the_block(tmp_path: Path) -> None:
     assert run.robustness == robustness_block(ENTRIES)
     page = render([run])
     assert "Robustness under faults" in page and "flaky-network (seed 17)" in page and "+1.00" in page
+
+
+def test_the_table_totals_each_arm_apart_and_says_what_its_columns_count(tmp_path: Path) -> None:
+    items = with_fault_arm([WorkItem(f"t{i}", "simple", i) for i in range(4)], {"rules": []})
+    scores = {"t0": 1.0, "t1": 1.0, "t2": 1.0, "t3": 0.0, "t0~faults": 0.0, "t1~faults": 0.0, "t2~faults": 1.0}
+    entries = [LedgerEntry(key=item.key, group=item.group, status="done", score=scores[item.key])
+               for item in items if item.key in scores]
+    before = {entry.key: entry for entry in entries[:2]}  # done by an earlier run of the directory
+    summary = summarise("bfcl", tmp_path, items, entries, before)
+    rows = {line.split("  ")[0]: line.split() for line in format_table(summary).splitlines()[1:5]}
+    assert set(rows) == {"simple", "simple+faults", "total, no faults", "total, with faults"}
+    assert rows["total, no faults"][-4:] == ["0", "0", "0.6667", "0.7500"]  # no fault arm's score in the clean total
+    assert rows["total, with faults"][-3:] == ["1", "0.5000", "0.3333"]
+    header = format_table(summary).splitlines()[0]
+    assert "done before" in header and "done now" in header and "skipped" not in header
+    assert TABLE_LEGEND in format_table(summary) and "done before: scored by an earlier run" in TABLE_LEGEND
+    assert summary.arms["with faults"].done == 2 and summary.total.done + summary.total.skipped == 7
