@@ -59,8 +59,19 @@ EXAMPLE_TOOLKITS_DIR = bundled("examples", "openapi")
 """The example toolkits the server loads when no `--schemas-dir` is given (shipped in the package)."""
 
 
+STATE_DIR_NAME = ".gecko"
+"""The state directory's name in the working directory (the default `--state-dir`)."""
+
+
 def default_state_dir() -> Path:
-    """Per-user state directory (sessions DB, caches): `$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`."""
+    """The working directory's state directory (sessions DB, LLM cache, toolkit validation cache): `<cwd>/.gecko`,
+    so that each project's `/ui` shows its own sessions and `rm -r .gecko` cleans up after it."""
+    return Path.cwd() / STATE_DIR_NAME
+
+
+def user_state_dir() -> Path:
+    """Per-user state directory (what is shared by every project: packaged local models):
+    `$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "gecko"
 

@@ -74,3 +74,22 @@ def test_the_makefile_installs_what_the_extras_message_names() -> None:
     for extra in EXTRAS_OF_MODULES.values():
         for pin in extra.no_deps:
             assert pin in makefile, f"{pin} (gecko_cli/extras.py) is not in the Makefile's PINNED_NO_DEPS"
+
+
+def test_sessions_and_caches_live_in_the_working_directory_models_with_the_user(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from utils.local_model.cli import build_parser as local_model_parser
+    from utils.settings import Settings
+
+    monkeypatch.delenv("GECKO_STATE_DIR", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "user"))
+    for project in ("a", "b"):  # two projects: two session stores, so each one's /ui shows its own sessions
+        (tmp_path / project).mkdir()
+        monkeypatch.chdir(tmp_path / project)
+        settings = Settings(_env_file=None)
+        assert settings.state_dir == tmp_path / project / ".gecko"
+        assert settings.sqlite_path() == tmp_path / project / ".gecko" / "sessions.db"
+    monkeypatch.setenv("GECKO_STATE_DIR", str(tmp_path / "shared"))
+    assert Settings(_env_file=None).sqlite_path() == tmp_path / "shared" / "sessions.db"
+    models = local_model_parser().parse_args(["serve"]).models_dir
+    assert models == tmp_path / "user" / "gecko" / "models"  # downloaded models are shared by every project

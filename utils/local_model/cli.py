@@ -11,7 +11,7 @@ from pathlib import Path
 
 from utils.local_model.packages import DEFAULT_PACKAGE, PACKAGES, ModelUnavailable, package
 from utils.local_model.server import TEMPLATES, LocalModelError, ServeConfig, gecko_alias, start, wait_ready
-from utils.paths import default_state_dir
+from utils.paths import user_state_dir
 
 READY = "READY"
 """First word of the line that gives the base URL once the server answers (`READY http://…/v1 ALIAS`)."""
@@ -39,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--template", default="auto", help=(
         f"chat template: auto (the model's own if it renders tools, else Gecko's for its family), bundled, "
         f"{', '.join(TEMPLATES)}, or a Jinja file (default auto)"))
-    serve.add_argument("--models-dir", type=Path, default=default_state_dir() / "models",
-                       help="where packaged models are assembled (default <state dir>/models)")
+    serve.add_argument("--models-dir", type=Path, default=user_state_dir() / "models",
+                       help="where packaged models are assembled (default $XDG_STATE_HOME/gecko/models, "
+                            "~/.local/state/gecko/models: shared by every project)")
     serve.add_argument("--metrics", action="store_true", help="serve llama.cpp's Prometheus /metrics (token counters)")
     serve.add_argument("--api-key-file", type=Path, help="require this key (first line of the file) as a bearer token")
     commands.add_parser("list", help="the model packages Gecko knows and whether they are installed")
