@@ -165,9 +165,9 @@ class Settings(BaseSettings):
     """When set, every request but `GET /health` needs `Authorization: Bearer <key>` (and `/health` without it says only `ok` and the version). Set the variable (environment or `.env`) or use `--api-key-file`: the flag itself is refused, because a command line is visible to every user of the machine."""
     api_key_file: Path | None = None
     """File whose first line is the API key (keep it 0600), or set `GECKO_API_KEY` (`--api-key KEY` is refused); the key is read once at start-up and reaches the workers by a private pipe, never through their environment or command line."""
-    state_dir: Annotated[Path, Flag(doc_default="`$XDG_STATE_HOME/gecko` or `~/.local/state/gecko`")] = Field(
+    state_dir: Annotated[Path, Flag(doc_default="`.gecko` in the working directory")] = Field(
         default_factory=default_state_dir)
-    """Where the SQLite session store, the LLM cache and the toolkit validation cache live."""
+    """Where the SQLite session store and the LLM cache live: by default one per project, so `/ui` shows this directory's sessions only; `rm -r .gecko` cleans up (set `~/.local/state/gecko` to share one between projects)."""
     max_body_bytes: int = Field(1 * MiB, gt=0)
     """Largest accepted request body; larger bodies get 413."""
     max_json_depth: int = Field(64, ge=1, le=READABLE_DEPTH - 64)
