@@ -156,5 +156,8 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         return EXIT_STORE
     log.info("Gecko on http://%s:%d with %d worker(s); engines: %s", settings.host, settings.port,
              settings.workers, settings.role_models())
+    if settings.store.startswith("sqlite"):
+        log.info("sessions in %s (--state-dir: one per working directory by default; delete it to start afresh)",
+                 settings.sqlite_path())
     serve(settings)
     return 0
