@@ -92,8 +92,8 @@ def _describes_objects(schema: Any, defs: dict[str, Any], depth: int = 0) -> boo
 def output_schema(operation: Operation) -> dict[str, Any] | None:
     """The response schema as an MCP `outputSchema` (root `type: object`), or None when responses are not objects."""
     schema = operation.response_schema
-    if operation.extensions.get("x-gecko-response-origin") == "generic":
-        return None  # the source declared no result: promise nothing the real tool does not
+    if operation.extensions.get("x-gecko-response-origin") in ("generic", "learned"):
+        return None  # the source declared no result (a learned one is Gecko's, not the server's): promise nothing
     if not isinstance(schema, dict) or not _describes_objects(schema, schema.get("$defs") or {}):
         return None
     schema = portable(schema)
