@@ -239,8 +239,10 @@ class InstanceGenerator:
             if "allOf" in part:
                 part = self._merge_all(part)
             for k, v in part.items():
-                if k == "properties":
-                    merged["properties"] = {**merged.get("properties", {}), **v}
+                if k == "properties" and isinstance(v, dict):
+                    merged["properties"] = _merge_properties(merged.get("properties", {}), v)
+                elif k == "enum" and isinstance(merged.get("enum"), list) and isinstance(v, list):
+                    merged["enum"] = [option for option in merged["enum"] if option in v]
                 elif k == "required":
                     merged["required"] = sorted(set(merged.get("required", [])) | set(v))
                 elif k in ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"):
@@ -458,6 +460,19 @@ class InstanceGenerator:
             value = math.ceil(low_f / step) * step if low_f != -math.inf else step
             value = round(value, 10)
         return float(value)
+
+
+def _merge_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Two `allOf` parts' `properties`: a name both declare must satisfy both declarations (a trait's
+    `type: string` beside a node's `enum: [DOCUMENT]` is still `DOCUMENT`), so it becomes their `allOf`."""
+    merged = dict(first)
+    for name, declared in second.items():
+        earlier = merged.get(name)
+        if earlier is None or earlier is True or earlier == {}:
+            merged[name] = declared
+        elif declared is not True and declared != {} and declared != earlier:
+            merged[name] = {"allOf": [earlier, declared]}
+    return merged
 
 
 def _date(gen: InstanceGenerator, key: str) -> str:

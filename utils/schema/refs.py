@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 
 class SchemaRefError(ValueError):
@@ -19,7 +20,7 @@ def pointer_get(doc: Any, pointer: str) -> Any:
         raise SchemaRefError(f"external $ref {pointer!r} is not supported; bundle the document into one file")
     node = doc
     for raw in pointer[1:].split("/")[1:] if pointer != "#" else []:
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")  # a URI fragment: percent-encoded (RFC 6901 §6)
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
