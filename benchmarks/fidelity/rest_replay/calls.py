@@ -186,7 +186,10 @@ class SequenceMaker:
             deleted = world.deleted[name]
             ref = Ref(name, rng.choice(deleted)) if deleted and rng.random() < 0.4 else \
                 Ref(name, None, rng.randrange(1_000_000))
-            return Call(target, name, "missing", ref=ref, body=self._change_body(res, target, name, world, rng))
+            body = self._change_body(res, target, name, world, rng)
+            if body is None and target in ("replace", "update"):
+                return None
+            return Call(target, name, "missing", ref=ref, body=body)
         if kind == "invalid":
             return self._invalid(res, world, rng)
         if kind not in ops or not alive:
@@ -198,6 +201,8 @@ class SequenceMaker:
             world.deleted[name].append(index)
             return Call("delete", name, "valid", ref=ref)
         body = self._change_body(res, kind, name, world, rng)
+        if body is None and kind in ("replace", "update"):
+            return None  # a body the document allows cannot be made now (a required link with nothing to link to)
         if kind == "replace" and body is not None:
             world.records[name][index] = dict(body)
         elif kind == "update" and body is not None:

@@ -18,6 +18,7 @@ from benchmarks.fidelity.rest_replay.calls import Call, Ref
 from benchmarks.fidelity.rest_replay.contract import Operation, Resource
 
 SESSION_HEADER = "X-Session-ID"
+VERSION_HEADER = "X-Gecko-State-Version"
 
 
 def outcome(status: int) -> str:
@@ -102,6 +103,7 @@ class Side:
                  for k, v in self._resolved(dict(call.query)).items()}
         response = self.client.request(operation.method, self.prefix + path, params=query,
                                        json=body if call.body is not None else None, headers=self.headers)
+        self.answered(response)
         try:
             parsed = response.json() if response.content else None
         except ValueError:
@@ -111,6 +113,9 @@ class Side:
                 else None
             self.record_id(call.resource, call.creates, new_id)
         return Answer(response.status_code, parsed, body, query)
+
+    def answered(self, response: httpx.Response) -> None:
+        """Hook: a response arrived (the Gecko side notes its session's state version)."""
 
     def record_id(self, resource: str, index: int, record_id: Any) -> None:
         """Remember that this side gave the record of creation index `index` the id `record_id`."""
@@ -132,13 +137,28 @@ class GeckoSide(Side):
         created.raise_for_status()
         self.session = str(created.json()["session_id"])
         self.toolkit = toolkit
+        self.version: str | None = None
+        self._held: tuple[str, dict[str, dict[str, Any]]] | None = None
         super().__init__(client, resources, prefix=f"/{toolkit}", headers={SESSION_HEADER: self.session})
 
+    def answered(self, response: httpx.Response) -> None:
+        pending = response.headers.get("X-Gecko-State") == "pending"  # the version does not tell the change yet
+        self.version = None if pending else response.headers.get(VERSION_HEADER, self.version)
+
     def state(self) -> dict[str, dict[str, Any]]:
-        """The session's records per collection, keyed by id text (what Gecko itself holds)."""
+        """The session's records per collection, keyed by id text (what Gecko itself holds); read again only when
+        a call moved the session's state version."""
+        if self._held is not None and self.version is not None and self._held[0] == self.version:
+            return self._held[1]
         response = self.client.get(f"/sessions/{self.session}/state")
         response.raise_for_status()
-        part = (response.json().get("state") or {}).get(self.toolkit) or {}
+        data = response.json()
+        held = self._records((data.get("state") or {}).get(self.toolkit) or {})
+        self._held = (str(data.get("version")), held)
+        self.version = str(data.get("version"))
+        return held
+
+    def _records(self, part: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         held: dict[str, dict[str, Any]] = {}
         for name, res in self.resources.items():
             records = part.get(name)
