@@ -22,7 +22,6 @@ import json
 from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES
 from benchmarks.bfcl.env_suite import episode_spec, multi_turn_tasks, oracle_actions
 from inference.env import RewardConfig, openai_policy, run_episodes, scripted_policy, summarize
-from inference.env.rollout import dumps_result
 from inference.gecko.client import GeckoClient
 
 
@@ -35,6 +34,8 @@ async def main() -> None:
     parser.add_argument("--model", help="an OpenAI-compatible model name (default: the ground-truth oracle)")
     parser.add_argument("--base-url", help="its endpoint (default: the openai SDK's OPENAI_BASE_URL)")
     parser.add_argument("--reward", choices=("success", "fraction"), default="success")
+    parser.add_argument("--out", help="also write each episode's conversation and tools to this JSON Lines file "
+                                      "(what `gecko data export` reads)")
     args = parser.parse_args()
     tasks = {t.id: t for t in multi_turn_tasks([args.category])[: args.num]}
     specs = [episode_spec(task) for task in tasks.values()]
@@ -42,9 +43,14 @@ async def main() -> None:
     async with GeckoClient(args.gecko_url) as client:
         results = await run_episodes(
             client, specs, lambda s: model or scripted_policy(oracle_actions(tasks[str(s.id)])),
-            concurrency=args.concurrency, reward=RewardConfig(mode=args.reward))
+            concurrency=args.concurrency, reward=RewardConfig(mode=args.reward), record=bool(args.out))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            for result in results:  # BFCL multi-turn tasks are test tasks of BFCL: exports flag them
+                handle.write(json.dumps({**result.__dict__, "group": args.category, "contaminates": "bfcl",
+                                         "model": args.model or "oracle"}, ensure_ascii=False) + "\n")
     for result in results:
-        print(dumps_result(result))
+        print(json.dumps({k: v for k, v in result.__dict__.items() if k not in ("messages", "tools", "calls_ok")}))
     print(json.dumps({"summary": summarize(results)}))
 
 

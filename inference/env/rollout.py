@@ -36,41 +36,58 @@ class EpisodeResult:
     error: str | None = None
     """An infrastructure failure (Gecko down, policy raised): the episode is untested, not failed."""
     rewards: list[float] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """With `record`: the whole conversation (the last observation's messages), for training data."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """With `record`: the OpenAI function definitions the policy was offered."""
+    calls_ok: list[bool] = field(default_factory=list)
+    """With `record`: per call, in order, whether Gecko accepted it."""
 
 
 async def run_episode(client: GeckoClient, spec: EpisodeSpec, policy: Policy,
-                      reward: RewardConfig | None = None, catalogs: CatalogCache | None = None) -> EpisodeResult:
+                      reward: RewardConfig | None = None, catalogs: CatalogCache | None = None,
+                      record: bool = False) -> EpisodeResult:
     """Reset, step the policy until the episode ends, close; infrastructure failures become `error`.
-    `catalogs` shares tool catalogs between episodes (see `CatalogCache`)."""
+    `catalogs` shares tool catalogs between episodes (see `CatalogCache`); `record` keeps the conversation, the
+    tools and each call's acceptance in the result (`gecko data export` reads them)."""
     episode = GeckoEpisode(client, reward, catalogs)
     rewards: list[float] = []
+    calls_ok: list[bool] = []
     terminated = truncated = False
     info: dict[str, Any] = {}
+    observation: dict[str, Any] = {}
     try:
         observation, _ = await episode.reset(spec)
         while not (terminated or truncated):
             action = await policy(observation)
             observation, step_reward, terminated, truncated, info = await episode.step(action)
             rewards.append(step_reward)
+            calls_ok += [bool(call.get("ok")) for call in info.get("calls") or ()]
     except (GeckoError, OSError, ValueError, RuntimeError) as exc:
         return EpisodeResult(spec.id, sum(rewards), episode.steps, terminated, truncated, None,
                              f"{type(exc).__name__}: {exc}", rewards)
     finally:
         await episode.close()
     judge = info.get("judge")
-    return EpisodeResult(spec.id, sum(rewards), episode.steps, terminated, truncated,
-                         judge["success"] if judge else None, info.get("judge_error"), rewards)
+    result = EpisodeResult(spec.id, sum(rewards), episode.steps, terminated, truncated,
+                           judge["success"] if judge else None, info.get("judge_error"), rewards)
+    if record:
+        result.messages, result.tools = list(observation.get("messages") or ()), list(observation.get("tools") or ())
+        result.calls_ok = calls_ok
+    return result
 
 
 async def run_episodes(client: GeckoClient, specs: Sequence[EpisodeSpec], policy: Callable[[EpisodeSpec], Policy],
-                       *, concurrency: int = 64, reward: RewardConfig | None = None) -> list[EpisodeResult]:
-    """Run every spec (at most `concurrency` at a time); `policy(spec)` gives each episode its policy."""
+                       *, concurrency: int = 64, reward: RewardConfig | None = None,
+                       record: bool = False) -> list[EpisodeResult]:
+    """Run every spec (at most `concurrency` at a time); `policy(spec)` gives each episode its policy; `record`
+    keeps each episode's conversation and tools (see `run_episode`)."""
     gate = asyncio.Semaphore(concurrency)
     catalogs = CatalogCache()
 
     async def one(spec: EpisodeSpec) -> EpisodeResult:
         async with gate:
-            return await run_episode(client, spec, policy(spec), reward, catalogs)
+            return await run_episode(client, spec, policy(spec), reward, catalogs, record)
 
     return list(await asyncio.gather(*(one(spec) for spec in specs)))
 
