@@ -66,6 +66,10 @@ class Operation:
     body: Mapping[str, Any] | None = None
     """The JSON request body schema."""
     params: tuple[Param, ...] = ()
+    headers: tuple[str, ...] = ()
+    """Response headers the success status declares (lower case)."""
+    empty: bool = False
+    """The success status declares no content (e.g. 204)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,11 @@ def _operation(doc: Mapping[str, Any], method: str, path: str, item: Mapping[str
                          param_role(str(p["name"]), p.get("schema") or {}, str(p.get("description", "")), fields))
                    for p in [*shared, *op.get("parameters", [])] if isinstance(p, Mapping) and p.get("in") == "query")
     body = _json_schema((op.get("requestBody") or {}).get("content"))
-    return Operation(method, path, str(op.get("operationId") or f"{method} {path}"), _success(op), body, params)
+    success = _success(op)
+    declared = (op.get("responses") or {}).get(str(success)) or {} if success is not None else {}
+    headers = tuple(str(h).lower() for h in (declared.get("headers") or {}))
+    return Operation(method, path, str(op.get("operationId") or f"{method} {path}"), success, body, params, headers,
+                     success is not None and not declared.get("content"))
 
 
 def _id_field(record: Mapping[str, Any], id_param: str) -> str:

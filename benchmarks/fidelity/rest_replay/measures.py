@@ -5,6 +5,7 @@
 | `creates_only_sent` | valid creates Gecko accepted | the record Gecko stored has only the fields sent plus the server's own (id, readOnly, defaults), with the values sent |
 | `put_replaces` | valid PUTs of an existing record Gecko accepted | the stored record is the body plus the server's own fields (a field not sent is gone) |
 | `status_exact` | successes of valid calls on an operation that declares a 2xx | the status is the lowest declared 2xx (creates, deletes, others) |
+| `declared_headers_present`, `no_body_when_declared_without_content` | the same successes, where declared | the declared response headers are there (e.g. `Location`); no body where the status has no content (204) |
 | `invented_fields` | records in Gecko's read and list answers | counts fields its own state's record lacks, and fields the real server's answer lacks |
 | `own_list_vs_state` | each collection at the end of a sequence | Gecko's unfiltered list holds exactly the records of its own state |
 | `page_size_honoured` | lists with the page-size parameter Gecko answered | no more items than asked, and as many as its state holds when unfiltered |
@@ -73,6 +74,10 @@ class Tally:
     invented: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("records_checked", "records_with_invented_vs_state", "fields_vs_state", "compared_with_real",
          "fields_vs_real", "answered_but_not_held"), 0))
+    declared_headers: Rate = field(default_factory=Rate)
+    declared_headers_real: Rate = field(default_factory=Rate)
+    no_content: Rate = field(default_factory=Rate)
+    no_content_real: Rate = field(default_factory=Rate)
     own_list_vs_state: Rate = field(default_factory=Rate)
     page_size_honoured: Rate = field(default_factory=Rate)
     page_size_agrees_real: Rate = field(default_factory=Rate)
@@ -124,9 +129,18 @@ class Tally:
             self._page_size(res, call, real, gecko, records)
 
     def _status(self, res: Resource, call: Call, answer: Answer, rates: dict[str, Rate], side: str) -> None:
-        declared = res.operations()[call.kind].success
+        operation = res.operations()[call.kind]
+        declared = operation.success
         if answer.outcome != "ok" or declared is None:
             return
+        if operation.headers:
+            present = set(operation.headers) <= answer.headers
+            (self.declared_headers if side == "gecko" else self.declared_headers_real).add(present)
+            if not present and side == "gecko":
+                self.example("declared_headers", f"{call.kind} {res.name}: declared {list(operation.headers)}, "
+                             f"answered {sorted(answer.headers)}")
+        if operation.empty:
+            (self.no_content if side == "gecko" else self.no_content_real).add(not answer.raw)
         kind = call.kind if call.kind in ("create", "delete") else "other"
         if not rates[kind].add(answer.status == declared) and side == "gecko":
             self.example(f"status_{kind}", f"{call.kind} {res.name}: declared {declared}, answered {answer.status}")
@@ -183,6 +197,8 @@ class Tally:
             "creates_only_sent": self.creates_only_sent.public(),
             "put_replaces": self.put_replaces.public(),
             "status_exact": {k: v.public() for k, v in self.status_exact.items()},
+            "declared_headers_present": self.declared_headers.public(),
+            "no_body_when_declared_without_content": self.no_content.public(),
             "invented_fields": invented,
             "own_list_disagrees_with_state": {
                 "rate": round(1 - self.own_list_vs_state.hits / self.own_list_vs_state.n, 4)
@@ -195,6 +211,8 @@ class Tally:
             "server_errors": dict(self.server_errors),
             "real_server_checks": {"creates_only_sent": self.creates_only_sent_real.public(),
                                    "put_replaces": self.put_replaces_real.public(),
+                                   "declared_headers_present": self.declared_headers_real.public(),
+                                   "no_body_when_declared_without_content": self.no_content_real.public(),
                                    "status_exact": {k: v.public() for k, v in self.status_exact_real.items()}},
             "examples": self.examples,
         }

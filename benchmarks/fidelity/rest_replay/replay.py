@@ -41,6 +41,9 @@ class Answer:
     sent: Any
     """The body as this side sent it (its own ids at link fields)."""
     query: Mapping[str, Any]
+    headers: frozenset[str] = frozenset()
+    """The response's header names (lower case)."""
+    raw: bytes = b""
 
     @property
     def outcome(self) -> str:
@@ -112,7 +115,8 @@ class Side:
             new_id = parsed.get(res.id_field) if isinstance(parsed, dict) and 200 <= response.status_code < 300 \
                 else None
             self.record_id(call.resource, call.creates, new_id)
-        return Answer(response.status_code, parsed, body, query)
+        return Answer(response.status_code, parsed, body, query, frozenset(k.lower() for k in response.headers),
+                      response.content)
 
     def answered(self, response: httpx.Response) -> None:
         """Hook: a response arrived (the Gecko side notes its session's state version)."""
