@@ -79,7 +79,8 @@ async def _check_store(settings: Settings) -> None:
 def _load(settings: Settings) -> tuple[int, int]:
     """Load and compile every toolkit and build the role engines, as a worker will; (toolkits, tools)."""
     registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                             cache_dir=settings.state_dir, strict_validation=settings.strict_validation)
+                             cache_dir=settings.state_dir, strict_validation=settings.strict_validation,
+                             max_nodes=settings.max_toolkit_nodes)
     build_engines(settings, registry)
     return len(registry.toolkits), registry.tool_count
 

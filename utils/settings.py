@@ -178,6 +178,8 @@ class Settings(BaseSettings):
     """Most JSON values (objects, arrays, strings, numbers, booleans, nulls) in one request body (413 beyond)."""
     max_string_chars: int = Field(100_000, ge=1)
     """Longest string or object key in a request body, in characters (413 beyond)."""
+    max_toolkit_nodes: int = Field(1_000_000, ge=1000)
+    """Most JSON values one toolkit document may hold with its YAML aliases expanded (each use counted); a larger one is refused at load with one line and the others load (`--skip-invalid`), so a 2 KB alias bomb cannot stall start-up."""
     request_read_timeout: float = Field(30.0, gt=0)
     """Seconds a client has to send a whole request (headers and body) once it starts one, and to start one on a new connection; a slower one gets 408 and its connection is closed (slowloris)."""
     umask: str = Field("077", pattern=r"^0?[0-7]{3}$")

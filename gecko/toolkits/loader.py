@@ -18,6 +18,7 @@ import yaml
 from jsonschema.protocols import Validator
 
 from gecko.toolkits.access import operation_access
+from gecko.toolkits.guards import DEFAULT_MAX_NODES, RESERVED_NAMES, DocumentRefused, check_document
 from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.resources import infer_world
@@ -166,7 +167,7 @@ def _validate_all(sources: list[_Source], cache: ValidationCache, strict: bool) 
 
 def load_toolkits(
     dirs: list[Path], *, skip_invalid: bool = False, cache_dir: Path | None = None, validate: bool = True,
-    strict_validation: bool = False,
+    strict_validation: bool = False, max_nodes: int = DEFAULT_MAX_NODES,
 ) -> ToolkitRegistry:
     """Load every toolkit of `dirs` (priority order) into a registry.
 
@@ -176,6 +177,9 @@ def load_toolkits(
         cache_dir: where to remember documents that already passed validation (None: no cache).
         validate: run document validation at all (tests of the compiler only).
         strict_validation: openapi-spec-validator on every document, however large (see `spec_errors`).
+        max_nodes: most JSON values a document may expand to, YAML aliases counted each time they are used; a
+            document over it, with a reference outside itself or with a route's name is refused unread
+            (`gecko.toolkits.guards`).
 
     Raises:
         ToolkitLoadError: a missing directory, or an invalid document when `skip_invalid` is false.
@@ -187,9 +191,13 @@ def load_toolkits(
         for path in list_documents(Path(directory)):
             data = path.read_bytes()
             try:
-                sources.append(_Source(path, data, parse_document(path, data), cache.key(data)))
+                doc = parse_document(path, data)
+                check_document(path.stem, doc, max_nodes)
+                sources.append(_Source(path, data, doc, cache.key(data)))
             except ToolkitLoadError as exc:
                 failures.append(str(exc))
+            except DocumentRefused as exc:
+                failures.append(f"{path}: {exc}")
     problems = _validate_all(sources, cache, strict_validation) if validate else {}
     failures.extend(f"{path}: invalid OpenAPI document: {problem}" for path, problem in problems.items())
     registry = ToolkitRegistry()
@@ -387,7 +395,7 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
         openapi_version=str(doc.get("openapi")),
         operations=operations,
         default_state=default_state if isinstance(default_state, dict) else None,
-        aliases=(slugify(title),) if slugify(title) and slugify(title) != name else (),
+        aliases=(slugify(title),) if slugify(title) and slugify(title) not in RESERVED_NAMES | {name} else (),
         upstream=parse_upstream(upstream) if upstream is not None else None,
         labels={str(k): v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {},
     )

@@ -1,0 +1,84 @@
+"""What a toolkit document may not do to the loader: expand without bound, point outside itself, take a route's name.
+
+Checked right after parsing, before any validation reads the document:
+
+- **Size after alias expansion.** YAML aliases share one parsed object, so a 2 KB file can stand for 10^9 nodes,
+  which validation and compilation then walk one by one (a 1.2 KB file took over 60 s). The document is counted
+  with every alias expanded, stopping at the bound (`--max-toolkit-nodes`), so the count itself is bounded too,
+  and a self-referencing alias is over any bound.
+- **References outside the document.** A `$ref` (or `$dynamicRef`) that is not a fragment of the document itself
+  (`#/components/...`) and an absolute `$id` (which moves where fragments resolve) would make the validator fetch a
+  URL or open a file (`file:///etc/passwd`, a named pipe). They are refused with their location, never read.
+- **Route names.** A toolkit named like one of Gecko's own routes (`health`, `ui`, `sessions`, `mcp`, …) could
+  never be reached at `/{toolkit}/…`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_MAX_NODES = 1_000_000
+RESERVED_NAMES = frozenset({
+    "health", "ui", "sessions", "mcp", "docs", "redoc", "openapi", "openapi.json", "metrics", "toolkits", "tools",
+    "session-id", "init-session-state", "get-session-state", "set-session-state", "update-state-from-real", "run",
+})
+"""First path segments of Gecko's own routes (a test holds this to the app's routes)."""
+_REF_KEYS = ("$ref", "$dynamicRef")
+_MAX_REPORTED = 3
+
+
+class DocumentRefused(ValueError):
+    """A toolkit document the loader will not process; the message is one line naming the reason and where."""
+
+
+def expanded_nodes(doc: Any, limit: int) -> int:
+    """The number of JSON values in `doc` with every shared (aliased) object counted each time it appears, up to
+    `limit + 1` (the count stops there)."""
+    count = 0
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > limit:
+            return count
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
+
+
+def outside_references(doc: Any) -> list[str]:
+    """`location: value` of every reference that leaves the document (each shared object is visited once)."""
+    found: list[str] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        node, where = stack.pop()
+        if not isinstance(node, (dict, list)) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            here = f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if isinstance(node, dict) and isinstance(value, str) and (
+                    (key in _REF_KEYS and not value.startswith("#")) or (key == "$id" and ":" in value)):
+                found.append(f"{here}: {value[:200]!r}")
+            else:
+                stack.append((value, here))
+    return sorted(found)
+
+
+def check_document(name: str, doc: Any, max_nodes: int = DEFAULT_MAX_NODES) -> None:
+    """Raise DocumentRefused when the toolkit `name` with the parsed `doc` must not be loaded (see the module doc)."""
+    if name.lower() in RESERVED_NAMES:
+        raise DocumentRefused(f"the toolkit name {name!r} is one of Gecko's own routes "
+                              f"(/{name.lower()}); rename the file")
+    if expanded_nodes(doc, max_nodes) > max_nodes:
+        raise DocumentRefused(f"the document expands to more than {max_nodes:,} JSON values (YAML aliases are counted "
+                              "each time they are used; --max-toolkit-nodes)")
+    outside = outside_references(doc)
+    if outside:
+        more = f" (and {len(outside) - _MAX_REPORTED} more)" if len(outside) > _MAX_REPORTED else ""
+        raise DocumentRefused("references outside the document are not followed (bundle them into the file): "
+                              + "; ".join(outside[:_MAX_REPORTED]) + more)
