@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -92,6 +93,9 @@ def _describes_objects(schema: Any, defs: dict[str, Any], depth: int = 0) -> boo
 def output_schema(operation: Operation) -> dict[str, Any] | None:
     """The response schema as an MCP `outputSchema` (root `type: object`), or None when responses are not objects."""
     schema = operation.response_schema
+    source = operation.extensions.get("x-gecko-source-output-schema")
+    if isinstance(source, dict) and "$ref" not in json.dumps(source):
+        schema = source  # what the real server declares, not what `gecko twin learn` pinned for the twin
     if operation.extensions.get("x-gecko-response-origin") in ("generic", "learned"):
         return None  # the source declared no result (a learned one is Gecko's, not the server's): promise nothing
     if not isinstance(schema, dict) or not _describes_objects(schema, schema.get("$defs") or {}):

@@ -61,6 +61,8 @@ class _ToolFacts:
     """Argument path → the `tool.path` that issued the values it was sent."""
     echoes_id: int = 0
     """Successful results that repeat the value of one of its id arguments."""
+    accepts_unknown: set[str] = field(default_factory=set)
+    """Top-level arguments that succeeded with a value no result had issued (the server does not check them)."""
 
 
 def _scalars(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -99,6 +101,8 @@ def _facts(captures: Sequence[Capture]) -> dict[str, _ToolFacts]:
             elif (introduced := named.get(_key(value))) is not None and introduced[0] != capture.tool:
                 tool.id_arguments.setdefault(path, f"{introduced[0]}({introduced[1]})")
         if capture.outcome == "ok":
+            tool.accepts_unknown.update(p for p, v in arguments if "." not in p and "[" not in p
+                                        and _key(v) not in issued)
             for path, value in arguments:
                 if NAME_KEY.search(re.split(r"[.\[\]]+", path.strip("[]."))[-1]):
                     named.setdefault(_key(value), (capture.tool, path))
@@ -302,6 +306,9 @@ def _learn_tool(op: dict[str, Any], name: str, tool: _ToolFacts, convention: dic
         record["result_schema"] = f"genson over {len(oks)} results" + (
             f" and {len(error_bodies)} error bodies" if error_bodies else "")
         learned.append("result schema")
+    elif op.get("x-gecko-response-origin") == "source" and oks and _pin_flags(op, oks):
+        record["result_schema"] = f"the server's, with the flags all {len(oks)} successful results agreed on"
+        learned.append("result flags")
     if convention is not None:
         op["x-gecko-error-convention"] = convention
         learned.append("error convention")
@@ -314,6 +321,24 @@ def _learn_tool(op: dict[str, Any], name: str, tool: _ToolFacts, convention: dic
         op["x-gecko-ids"] = {"issues": issues, "arguments": dict(sorted(tool.id_arguments.items()))}
         learned.append("ids")
     return learned
+
+
+def _pin_flags(op: dict[str, Any], oks: Sequence[Any]) -> bool:
+    """A declared result schema with its boolean properties pinned (`const`) where every success agreed
+    (`{"success": true}`): the twin then never answers a success that reads as a failure. The server's own schema
+    is kept in the operation's `x-gecko-source-output-schema` (what the twin lists as its `outputSchema`). False when nothing was pinned."""
+    content = (((op.get("responses") or {}).get("200") or {}).get("content") or {}).get(MEDIA) or {}
+    schema = content.get("schema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    learned = _schema_of(oks) or {}
+    pins = {name: sub["const"] for name, sub in (learned.get("properties") or {}).items()
+            if isinstance(sub, dict) and "const" in sub and isinstance(props, dict)
+            and isinstance(props.get(name), dict) and props[name].get("type") == "boolean"}
+    if not pins or not isinstance(schema, dict) or not isinstance(props, dict):
+        return False
+    op["x-gecko-source-output-schema"] = schema
+    content["schema"] = {**schema, "properties": {**props, **{n: {**props[n], "const": v} for n, v in pins.items()}}}
+    return True
 
 
 def _bind(operations: Mapping[str, dict[str, Any]], facts: Mapping[str, _ToolFacts],
@@ -357,6 +382,7 @@ def _bind(operations: Mapping[str, dict[str, Any]], facts: Mapping[str, _ToolFac
         top_ids = {a: s for a, s in tool.id_arguments.items() if "." not in a and "[" not in a and s in issuers}
         if not top_ids:  # no capture sent it an issued id: an argument named like one that carried them elsewhere
             top_ids = {a: by_name[a] for a in sorted(_required(op)) if a in by_name}
+        top_ids = {a: s for a, s in top_ids.items() if a not in tool.accepts_unknown}
         if op.get("x-gecko-resource") is not None or issuing_paths(tool) or not top_ids:
             continue
         argument, (noun, id_field) = _main_id(top_ids, issuers)
