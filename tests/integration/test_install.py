@@ -100,3 +100,26 @@ def test_a_benchmark_without_its_extra_is_one_line_then_runs_with_it(
     (run_dir,) = (work / "results" / "bfcl").iterdir()  # under the working directory, not site-packages
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["groups"]["simple_python"]["done"] == 2
+
+
+PYTHON_EXAMPLE = """
+from gecko_gats import Simulator, __version__
+with Simulator() as sim, sim.session() as session:
+    ok = session.call("orders/get_product", {"sku": "ABC-1234"})
+    bad = session.call("orders/get_product", {"sku": "abc"})
+print(__version__, ok.status, bad.status)
+"""
+USER_TEST = """
+def test_agent(gecko_session):
+    assert gecko_session.call("orders/get_product", {"sku": "ABC-1234"}).ok
+"""
+
+
+def test_the_python_api_and_the_pytest_fixtures(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    bin_dir, work, env = installed
+    out = _ok([str(bin_dir / "python"), "-c", PYTHON_EXAMPLE], work, env).split()
+    assert out[1:] == ["200", "422"]
+    _ok([str(UV), "pip", "install", "-q", "--python", str(bin_dir / "python"), "pytest"], work, env)
+    (work / "test_agent.py").write_text(USER_TEST)
+    done = _run([str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_agent.py"], work, env)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
