@@ -11,12 +11,17 @@ Checked right after parsing, before any validation reads the document:
   URL or open a file (`file:///etc/passwd`, a named pipe). They are refused with their location, never read.
 - **Route names.** A toolkit named like one of Gecko's own routes (`health`, `ui`, `sessions`, `mcp`, …) could
   never be reached at `/{toolkit}/…`.
+
+And when each operation is compiled, a response schema that asks for more than `RESPONSE_MINIMUMS` (a
+`minLength: 50000000`, a `minItems: 5000000`) is lowered to it, with a warning (`bounded_response`).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+log = logging.getLogger(__name__)
 DEFAULT_MAX_NODES = 1_000_000
 RESERVED_NAMES = frozenset({
     "health", "ui", "sessions", "mcp", "docs", "redoc", "openapi", "openapi.json", "metrics", "toolkits", "tools",
@@ -82,3 +87,40 @@ def check_document(name: str, doc: Any, max_nodes: int = DEFAULT_MAX_NODES) -> N
         more = f" (and {len(outside) - _MAX_REPORTED} more)" if len(outside) > _MAX_REPORTED else ""
         raise DocumentRefused("references outside the document are not followed (bundle them into the file): "
                               + "; ".join(outside[:_MAX_REPORTED]) + more)
+
+
+RESPONSE_MINIMUMS = {"minLength": 100_000, "minItems": 10_000, "minProperties": 10_000}
+"""The largest `minLength`, `minItems` and `minProperties` a response schema keeps: a larger one is lowered to this
+at load (the request limits `--max-string-chars` and `--max-array-items` have the same defaults), and a generated
+response is capped as a whole as well (`utils.schema.instance.MAX_GENERATED_SIZE`)."""
+_CLAMP_DEPTH = 64
+
+
+def bounded_response(schema: Any, where: str) -> Any:
+    """`schema` with every minimum of `RESPONSE_MINIMUMS` lowered to its bound (a copy where one changes; shared
+    sub-schemas are never edited in place), each change logged once as a warning naming `where`."""
+    notes: list[str] = []
+    bounded = _clamp(schema, "", notes, 0)
+    for note in notes:
+        log.warning("%s response: %s", where, note)
+    return bounded
+
+
+def _clamp(node: Any, at: str, notes: list[str], depth: int) -> Any:
+    if depth > _CLAMP_DEPTH or not isinstance(node, (dict, list)):
+        return node
+    if isinstance(node, list):
+        items = [_clamp(value, f"{at}/{index}", notes, depth + 1) for index, value in enumerate(node)]
+        return items if any(a is not b for a, b in zip(items, node)) else node
+    changed: dict[str, Any] = {}
+    for key, value in node.items():
+        bound = RESPONSE_MINIMUMS.get(key)
+        if bound is not None and isinstance(value, int) and not isinstance(value, bool) and value > bound:
+            changed[key] = bound
+            notes.append(f"{key} {value:,} at {at or '/'} lowered to {bound:,} (a simulated response this large "
+                         "would hold a worker and fill the session store)")
+        elif isinstance(value, (dict, list)):
+            inner = _clamp(value, f"{at}/{key}", notes, depth + 1)
+            if inner is not value:
+                changed[key] = inner
+    return {**node, **changed} if changed else node

@@ -18,7 +18,13 @@ import yaml
 from jsonschema.protocols import Validator
 
 from gecko.toolkits.access import operation_access
-from gecko.toolkits.guards import DEFAULT_MAX_NODES, RESERVED_NAMES, DocumentRefused, check_document
+from gecko.toolkits.guards import (
+    DEFAULT_MAX_NODES,
+    RESERVED_NAMES,
+    DocumentRefused,
+    bounded_response,
+    check_document,
+)
 from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.resources import infer_world
@@ -355,8 +361,10 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
             args_schema = _hoist_defs(args_schema)
             raw_response = _response_schema(doc, op.get("responses"))[1]
             response_schema = preparer.prepare(raw_response) if raw_response is not None else None
+            response_schema = bounded_response(response_schema, f"{path}: {op_id}")
             not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
             not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
+            not_found_schema = bounded_response(not_found_schema, f"{path}: {op_id} (404)")
             if response_schema is True or response_schema == {}:
                 response_schema = {}
             original = str(op.get("x-gecko-original-name") or op_id)

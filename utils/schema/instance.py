@@ -35,6 +35,9 @@ PATTERN_SAMPLES = 24
 RICH_DEPTH = 4
 """Shallower than this, optional properties are filled in and arrays get an item; deeper, only what is required."""
 MAX_REF_HOPS = 64
+MAX_GENERATED_SIZE = 1_048_576
+"""Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
+(`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 CAREFUL_ATTEMPTS = 2
@@ -50,6 +53,10 @@ _PROBES: tuple[Any, ...] = ("", 0, 0.5, True, None, [], {})
 
 class UnsatisfiableSchema(ValueError):
     """No instance could be generated that validates against the schema (or a `$ref` does not resolve)."""
+
+
+class ResponseTooLarge(UnsatisfiableSchema):
+    """Every instance of the schema is larger than `MAX_GENERATED_SIZE`."""
 
 
 @dataclass
@@ -102,6 +109,8 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
         careful = attempt >= ATTEMPTS - CAREFUL_ATTEMPTS
         try:
             value = InstanceGenerator(schema, f"{seed}#{attempt}", hints, cache, careful=careful).generate()
+        except ResponseTooLarge:
+            raise  # every attempt would be as large
         except UnsatisfiableSchema as exc:
             last_error = str(exc)
             continue
@@ -133,8 +142,21 @@ class InstanceGenerator:
         self._rng = random.Random(int(hashlib.sha256(seed.encode()).hexdigest()[:16], 16))
         self._echo = echo or {}
         self._cache = cache if cache is not None else SchemaCache()
+        self._left = MAX_GENERATED_SIZE
 
     # -- helpers ---------------------------------------------------------------------------
+    def _spend(self, size: int) -> None:
+        """Count `size` against `MAX_GENERATED_SIZE` before building it.
+
+        Raises:
+            ResponseTooLarge: the instance would grow past the limit.
+        """
+        self._left -= size
+        if self._left < 0:
+            raise ResponseTooLarge(f"a generated value would be larger than {MAX_GENERATED_SIZE:,} characters and "
+                                   "values (the schema's minLength, minItems or minProperties, or a pattern's "
+                                   "repetition counts); Gecko simulates no larger response")
+
     def _hex(self, key: str, length: int = 8) -> str:
         return hashlib.sha256(f"{self._seed}|{key}".encode()).hexdigest()[:length]
 
@@ -183,6 +205,7 @@ class InstanceGenerator:
         return self._value(self._root_schema if schema is None else schema, "", 0)
 
     def _value(self, schema: Any, key: str, depth: int) -> Any:
+        self._spend(1)
         schema = self._deref(schema)
         if schema is True or schema == {} or schema is None:
             return f"{key or 'value'}-{self._hex(key, 6)}" if key else {"status": "ok"}
@@ -360,6 +383,7 @@ class InstanceGenerator:
             target = min(target, high)
         if items is False:
             target = min(target, len(prefix))
+        self._spend(target)  # before building any item: `minItems: 5000000` stops here
         out: list[Any] = []
         unique = bool(schema.get("uniqueItems"))
         attempts = 0
@@ -396,6 +420,7 @@ class InstanceGenerator:
             value = f"{(key or 'text').split('[')[0]}-{word}-{self._hex(key, 4)}"
         if pattern and not search(pattern, value):
             value = self._from_pattern(pattern, key, low, high)
+        self._spend(max(low, len(value)))
         if len(value) < low:
             value = value + "x" * (low - len(value))
         if isinstance(high, int) and len(value) > high:
@@ -405,6 +430,7 @@ class InstanceGenerator:
     def _from_pattern(self, pattern: str, key: str, low: int, high: Any) -> str:
         samples = self._cache.patterns.get(pattern)
         if samples is None:
+            self._spend(_repeated(pattern) * PATTERN_SAMPLES)
             generator = rstr.Rstr(random.Random(pattern))
             samples = []
             for _ in range(PATTERN_SAMPLES):
@@ -473,6 +499,16 @@ def _merge_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> di
         elif declared is not True and declared != {} and declared != earlier:
             merged[name] = {"allOf": [earlier, declared]}
     return merged
+
+
+def _repeated(pattern: str) -> int:
+    """An upper estimate of the length of a string the pattern's `{n}` / `{n,m}` counts make (their product)."""
+    size = 1
+    for low, high in re.findall(r"\{(\d+)(?:,(\d*))?\}", pattern):
+        size *= max(int(low), int(high or 0), 1)
+        if size > MAX_GENERATED_SIZE:
+            break
+    return size
 
 
 def _date(gen: InstanceGenerator, key: str) -> str:
