@@ -25,6 +25,7 @@ import rstr
 from jsonschema.protocols import Validator
 
 from utils.schema.fastcheck import FastCheck
+from utils.schema.fieldnames import Pick, value_for_name
 from utils.schema.formats import FORMAT_CHECKER
 from utils.schema.patterns import SafeValidator, search
 from utils.schema.refs import SchemaRefError, pointer_get
@@ -159,6 +160,10 @@ class InstanceGenerator:
 
     def _hex(self, key: str, length: int = 8) -> str:
         return hashlib.sha256(f"{self._seed}|{key}".encode()).hexdigest()[:length]
+
+    def _picker(self, key: str) -> Pick:
+        """`pick(salt, n)` for the field `key`: deterministic per seed, field and salt."""
+        return lambda salt, n: int(self._hex(f"{key}|{salt}", 16), 16) % n
 
     def _valid(self, schema: Any, value: Any) -> bool:
         if not isinstance(schema, dict):
@@ -409,8 +414,11 @@ class InstanceGenerator:
         high = schema.get("maxLength")
         fmt = schema.get("format")
         pattern = schema.get("pattern")
+        named = None if fmt in _FORMATS else value_for_name(key, self._picker(key))
         if fmt in _FORMATS:
             value = _FORMATS[fmt](self, key)
+        elif named is not None:  # the field's name says what it holds; a `pattern` it misses is applied below
+            value = named
         elif pattern:
             value = self._from_pattern(pattern, key, low, high)
         elif ID_KEY.search(key or ""):
