@@ -25,6 +25,7 @@ from typing import Any
 from benchmarks.fidelity.execute import is_error_body
 from benchmarks.fidelity.metrics import same
 from inference.gecko import GeckoClient
+from utils.httpstatus import is_success
 from utils.schema.instance import UnsatisfiableSchema, generate_instance
 
 RECORDS = 3
@@ -118,17 +119,17 @@ async def check_toolkit(client: GeckoClient, name: str, *, labels: Mapping[str, 
                 parents = {k: v for k, v in sent.items() if f"{{{k}}}" in collection.path}
                 status, body = await call(collection.create, sent)
                 record_id = body.get(collection.id_param, body.get("id")) if isinstance(body, Mapping) else None
-                if status != 200 or record_id is None:
+                if not is_success(status) or record_id is None:
                     record("get_after_post", collection, False, f"create answered {status} without an id")
                     continue
                 key = {**parents, collection.id_param: record_id}
                 status, got = await call(collection.read, key)
                 compared, equal = _agrees(sent, got, set(key))
-                ok = status == 200 and compared == equal and not is_error_body(got)
+                ok = is_success(status) and compared == equal and not is_error_body(got)
                 record("get_after_post", collection, ok, f"read {status}; {equal}/{compared} fields equal")
                 if collection.listing is not None:
                     status, got = await call(collection.listing, parents)
-                    record("list_after_post", collection, status == 200 and _listed(got, record_id, collection.id_param),
+                    record("list_after_post", collection, is_success(status) and _listed(got, record_id, collection.id_param),
                            f"list {status}")
                 if collection.update is not None:
                     change = _arguments(collection.update, seed + "/update", key)
@@ -136,12 +137,12 @@ async def check_toolkit(client: GeckoClient, name: str, *, labels: Mapping[str, 
                         status, _ = await call(collection.update, change)
                         status, got = await call(collection.read, key)
                         compared, equal = _agrees(change, got, set(key))
-                        record("get_after_update", collection, status == 200 and compared == equal,
+                        record("get_after_update", collection, is_success(status) and compared == equal,
                                f"read {status}; {equal}/{compared} updated fields equal")
                 if collection.delete is not None and index == RECORDS - 1:
                     await call(collection.delete, key)
                     status, got = await call(collection.read, key)
-                    record("get_after_delete", collection, status != 200 or is_error_body(got),
+                    record("get_after_delete", collection, not is_success(status) or is_error_body(got),
                            f"read after delete {status}")
     finally:
         await client.delete_session(session)

@@ -44,6 +44,7 @@ from benchmarks.fidelity.model import (
 from inference.gecko import GeckoClient, GeckoJudgeError
 from inference.gecko.client import ToolResponse
 from inference.tools.catalog import ToolCatalog
+from utils.httpstatus import is_success
 from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
 
@@ -98,7 +99,7 @@ async def _gecko_call(client: GeckoClient, session_id: str, call: PlannedCall, d
                                       dict(call.arguments))
     state = (await client.get_session_state(session_id)).state if read_state else None
     rejected = is_rejection(response)
-    error = rejected or response.status != 200 or is_error_body(response.body)
+    error = rejected or not is_success(response.status) or is_error_body(response.body)
     return GeckoStep(response.status, response.body, rejected, error, state)
 
 

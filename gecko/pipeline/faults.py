@@ -51,6 +51,7 @@ from utils.faults import (
     service_error,
     wait_seconds,
 )
+from utils.httpstatus import is_success
 from utils.jsonlimits import READABLE_DEPTH, is_readable_change
 from utils.jsonutil import canonical_json, dumps_compact
 
@@ -138,7 +139,7 @@ def _earlier(entries: Iterable[Mapping[str, Any]], operation: Operation, argumen
     """The latest successful, unfaulted answer of the same read in the recent history."""
     wanted = canonical_json(arguments)
     for entry in reversed(list(entries)):
-        if (entry.get("tool") == operation.tool_name and entry.get("status") == 200 and not entry.get("fault")
+        if (entry.get("tool") == operation.tool_name and is_success(entry.get("status")) and not entry.get("fault")
                 and canonical_json(entry.get("arguments")) == wanted):
             return Earlier(entry.get("response"), entry.get("state_version"))
     return None

@@ -39,6 +39,7 @@ from gecko.upstream.errors import UpstreamError
 from gecko.upstream.pool import UpstreamPool
 from gecko.upstream.result import UpstreamResult
 from utils.faults import ServiceError, with_notice
+from utils.httpstatus import is_success
 from utils.jsonlimits import READABLE_DEPTH, is_readable, is_readable_change
 
 log = logging.getLogger(__name__)
@@ -329,7 +330,7 @@ class CallRunner:
 
         synthesis = await synthesis_task
         body, fallback = synthesis.body, synthesis.fallback
-        if synthesis.status != 200:
+        if synthesis.status >= 400:
             # The tool's own error (a record the world model does not have): answered, recorded, no state change.
             timings["response"], timings["total"] = _ms(t), _ms(started)
             entry.update(status=synthesis.status, response=body, tool_error=True, validation=validation,
@@ -340,12 +341,14 @@ class CallRunner:
             body = synthesize_rules(operation, arguments, call_seed(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)
+        if not operation.success_has_body:
+            body = None  # the operation declares no content (204): nothing to show, nothing to store
         entry.update(
-            status=200, response=body, validation=validation,
+            status=operation.success_status, response=body, validation=validation,
             engines={"responder": synthesis.engine, "fallback": fallback, "state": {"engine": None}},
             timings_ms=timings, usage=usage,
         )
-        outcome = CallOutcome(200, body, semantic=verdict)
+        outcome = CallOutcome(operation.success_status, body, semantic=verdict)
         commit = Commit(history=entry, state=changed)
         if fault is not None:
             self._fault_effects(record, operation, entry, outcome, commit, fault)
@@ -380,8 +383,9 @@ class CallRunner:
         error = fault.error()
         if error is None:  # a stale read
             assert fault.earlier is not None
-            entry.update(status=200, response=fault.earlier.value)
-            return CallOutcome(200, fault.earlier.value, fault=fault.record), Commit(history=entry, config=config), None
+            entry.update(status=operation.success_status, response=fault.earlier.value)
+            return (CallOutcome(operation.success_status, fault.earlier.value, fault=fault.record),
+                    Commit(history=entry, config=config), None)
         entry.update(status=error.status, errors=[{"pointer": "", "keyword": error.slug, "message": error.detail,
                                                    "source": "fault"}])
         outcome = CallOutcome(error.status, None, fault=fault.record, service_error=error)
@@ -439,7 +443,7 @@ class CallRunner:
         entry.update(status=result.status, source="upstream", upstream_error=result.is_error, response=result.body,
                      validation={"syntactic": "valid", "semantic": "skipped", "semantic_reason": "real upstream"},
                      engines={"responder": "upstream", "state": state_info}, timings_ms=timings, usage=usage)
-        outcome = CallOutcome(200, result.http_body(), upstream=result)
+        outcome = CallOutcome(result.status if is_success(result.status) else 200, result.http_body(), upstream=result)
         commit = Commit(history=entry, state=new_state, patch=patch)
         if fault is not None:
             self._fault_effects(record, operation, entry, outcome, commit, fault)

@@ -15,6 +15,7 @@ from utils.schema.fastcheck import FastCheck
 
 Access = Literal["read", "write"]
 ParamLocation = Literal["path", "query", "header", "cookie"]
+WriteMode = Literal["merge", "replace", "merge_patch"]
 BodyMode = Literal["none", "merged", "nested"]
 BODY_KEY = "body"
 """Argument name of a request body that is not a JSON object (or clashes with a parameter name)."""
@@ -29,6 +30,57 @@ class Parameter:
     required: bool
     schema: dict[str, Any] | bool
     """JSON Schema of the value (`true`/`false` are schemas too)."""
+    description: str = ""
+    """The parameter's description in the document (query semantics are read from it)."""
+
+
+@dataclass(frozen=True)
+class QueryRoles:
+    """What the query arguments of a list operation mean (`gecko.toolkits.queries`): each role is the argument's
+    name, or None when the operation has no argument in that role."""
+
+    limit: str | None = None
+    """The page size (`limit`, `_limit`, `per_page`, `top`, an integer described as "maximum number of results")."""
+    offset: str | None = None
+    """How many records to skip (`offset`, `skip`, `_start`)."""
+    page: str | None = None
+    """The page number, 1-based unless its minimum is 0 (`page`, `_page`)."""
+    cursor: str | None = None
+    """Where the page starts: the id of the record before it, or an offset as text (`cursor`, `starting_after`)."""
+    sort: str | None = None
+    """The field to sort by (`sort`, `_sort`, `order_by`); a leading `-` sorts descending."""
+    order: str | None = None
+    """`asc` or `desc` (`order`, `_order`, `direction`)."""
+    search: str | None = None
+    """Full-text search (`q`, `query`, `search`)."""
+    default_limit: int | None = None
+    """The page size when the call gives none: the limit's declared `default` (a page without one)."""
+    ignored: tuple[str, ...] = ()
+    """Query arguments Gecko cannot interpret (neither a role, a record field nor a range): ignored, and said so."""
+
+    def roles(self) -> dict[str, str]:
+        """Role → argument, for the roles this operation has."""
+        return {role: name for role in ("limit", "offset", "page", "cursor", "sort", "order", "search")
+                if (name := getattr(self, role)) is not None}
+
+
+@dataclass(frozen=True)
+class ServerFields:
+    """The fields of a record that the server makes rather than the caller sends (`gecko.toolkits.resources`)."""
+
+    read_only: frozenset[str] = frozenset()
+    """`readOnly` properties of the record."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Declared `default`s of the record's fields (the request body's first, then the response's)."""
+    required: frozenset[str] = frozenset()
+    """Fields the responses that return the record require: generated once when not sent, and stored."""
+    initial: Mapping[str, Any] = field(default_factory=dict)
+    """Values a fresh record starts with where the schema declares none: the initial member of a lifecycle enum
+    (`placed`, `pending`), a value the toolkit's state already fixes (its `currency`)."""
+
+    def names(self) -> frozenset[str]:
+        """Every field the server may make."""
+        return self.read_only | self.required | frozenset(self.defaults) | frozenset(self.initial)
 
 
 @dataclass(frozen=True)
@@ -61,6 +113,15 @@ class ResourceBinding:
     (200, None, None) when its success schema has an `{error}` branch; None: no error is declared."""
     declared: bool = False
     """From `x-gecko-resource` rather than inferred."""
+    mode: WriteMode = "merge"
+    """update: how the arguments change the record: `replace` (PUT: the body plus the server's fields), `merge`
+    (field by field), `merge_patch` (RFC 7396, for `application/merge-patch+json`)."""
+    server: ServerFields = field(default_factory=ServerFields)
+    """The record's server-owned fields (create, update, read: what the server adds to what was sent)."""
+    query: QueryRoles | None = None
+    """list: what its query arguments mean (page size, offset, page, cursor, sort, order, search)."""
+    reason: str = ""
+    """Why the operation is bound this way (shown by `GET /toolkits/{name}` and `gecko toolkits explain`)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +170,15 @@ class Operation:
     """The operation declares a 404 response."""
     not_found_schema: dict[str, Any] | None = field(default=None, repr=False)
     """The JSON schema of that 404 response's body, if any."""
+    success_status: int = 200
+    """The status a success answers: 201 for a POST that declares 201, else the lowest declared 2xx (200 when
+    the document declares none, e.g. only `default`)."""
+    success_has_body: bool = True
+    """False when the success response declares no content (204, or a 2xx without `content`): no body is sent."""
+    success_headers: tuple[str, ...] = ()
+    """Header names the success response declares (`Location` is filled for a create)."""
+    merge_patch: bool = False
+    """The request body is `application/merge-patch+json` (RFC 7396): a PATCH that is a JSON Merge Patch."""
     world: WorldBinding | None = field(default=None, repr=False)
     """Its place in the world model (set once the whole toolkit is loaded)."""
 

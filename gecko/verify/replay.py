@@ -39,6 +39,7 @@ from gecko.sessions.versions import Retention
 from gecko.toolkits.loader import ToolkitLoadError, build_toolkit
 from gecko.toolkits.model import Operation, Toolkit
 from gecko.verify.samples import NO_RESULT, Sample, ToolCall
+from utils.httpstatus import is_success
 from utils.llm.errors import LLMError
 
 Verdict = Literal["malformed", "untested", "invalid_call", "task_failed", "valid"]
@@ -125,7 +126,7 @@ class Verifier:
         arguments = _first_valid(operation, call)
         out["arguments"] = arguments
         outcome = await self.runner.run(session_id, operation, arguments)
-        if outcome.status != 200:
+        if not is_success(outcome.status):
             return {**out, "status": "invalid", "errors": outcome.errors(), "semantic": outcome.semantic_outcome}
         recorded = call.result is not NO_RESULT
         return {**out, "status": "valid", "semantic": outcome.semantic_outcome,

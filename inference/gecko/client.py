@@ -38,6 +38,7 @@ from inference.gecko.models import (
     StateReply,
     ToolSearchReply,
 )
+from utils.httpstatus import is_success
 
 log = logging.getLogger("inference.gecko")
 SESSION_HEADER = "X-Session-ID"
@@ -72,8 +73,8 @@ class ToolResponse:
 
     @property
     def ok(self) -> bool:
-        """True for 200."""
-        return self.status == 200
+        """True for a success (any 2xx: a create may answer 201, a delete 204) that is not the tool's own error."""
+        return is_success(self.status) and not self.tool_error
 
     @property
     def errors(self) -> list[dict[str, Any]]:
@@ -455,7 +456,10 @@ class GeckoClient:
         fault = _fault_record(response.headers.get(FAULT_HEADER))
         if status >= 500 and not tool_error and fault is None:  # an injected 5xx is the tool's answer, not Gecko failing
             _raise_for(response, f"call {toolkit}/{operation_id}")
-        body = response.json() if status == 200 or tool_error else _problem(response)
+        if is_success(status) and not tool_error:
+            body = response.json() if response.content else None  # 204: the operation declares no content
+        else:
+            body = response.json() if tool_error else _problem(response)
         if tool_error:
             version = response.headers.get("X-Gecko-State-Version")
             return ToolResponse(status, body, int(version) if version and version.isdigit() else None,

@@ -146,7 +146,7 @@ def test_a_tools_own_404_is_documented_next_to_the_problem(make_client):
     assert set(missing) == {PROBLEM, "application/json"}
     sid = client.get("/session-id").json()["session_id"]
     created = client.post("/petstore/createPet", json={"name": "Rex", "species": "dog"}, headers={"X-Session-ID": sid})
-    assert created.status_code == 200  # the world holds pets now: another id is missing
+    assert created.status_code == 201  # the declared status; the world holds pets now: another id is missing
     reply = client.post("/petstore/showPetById", json={"petId": 77615}, headers={"X-Session-ID": sid})
     assert reply.status_code == 404 and reply.headers["content-type"].startswith("application/json")
     schema = missing["application/json"]["schema"]

@@ -173,7 +173,8 @@ def test_declared_binding_and_opt_out(world_client):
     assert tools["file_complaint"]["declared"] is True and tools["file_complaint"]["collection"] == "tickets"
     assert tools["close_ticket"] == {"resource": "ticket", "action": "update", "collection": "tickets",
                                      "id_field": "ticket_id", "id": "ticket_id", "status": "closed",
-                                     "declared": False, "not_found": 404}
+                                     "declared": False, "not_found": 404, "mode": "merge",
+                                     "reason": "the name close_ticket (verb 'close', noun 'ticket')", "server_fields": ["status"]}
     assert tools["ping_tickets"] is None
     call = Calls(world_client)
     tid = call("helpdesk", "file_complaint", title="Noise").json()["ticket_id"]
@@ -203,7 +204,8 @@ def test_rest_get_after_post_list_and_delete(world_client):
     assert other["id"] != pet["id"]
     listed = world_client.get("/petstore/pets", params={"species": "cat"}, headers=call.headers).json()
     assert [p["name"] for p in listed] == ["Tom"]
-    assert world_client.delete(f"/petstore/pets/{pet['id']}", headers=call.headers).status_code == 200
+    deleted = world_client.delete(f"/petstore/pets/{pet['id']}", headers=call.headers)
+    assert deleted.status_code == 204 and deleted.content == b"", "the declared 204, with no body"
     gone = world_client.get(f"/petstore/pets/{pet['id']}", headers=call.headers)
     assert gone.status_code == 404 and set(gone.json()) == {"code", "message"}
     assert [p["name"] for p in world_client.get("/petstore/pets", headers=call.headers).json()] == ["Tom"]

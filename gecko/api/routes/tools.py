@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -25,6 +26,7 @@ from gecko.api.responses import FastJSONResponse
 from gecko.pipeline.runner import CallOutcome
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import MethodNotAllowed, ToolNotFound
+from utils.httpstatus import is_success
 
 router = APIRouter(tags=["tools"])
 """`POST /{toolkit}/{operationId}`: included before the other routers (no other route takes a POST on two
@@ -37,6 +39,21 @@ TOOL_ERROR_HEADER = "X-Gecko-Tool-Error"
 does not have), as opposed to Gecko refusing the call (problem+json)."""
 FAULT_HEADER = "X-Gecko-Fault"
 """On a call the state controller intervened in: the injection record as compact JSON (never in the body)."""
+
+
+def _declared_headers(operation: Operation, outcome: CallOutcome) -> dict[str, str]:
+    """The success response's declared headers Gecko can fill: `Location` of a created record (its item path)."""
+    declared = {h.lower(): h for h in operation.success_headers}
+    resource = operation.world.resource if operation.world is not None else None
+    if "location" not in declared or resource is None or resource.action != "create":
+        return {}
+    record_id = outcome.body.get(resource.id_field) if isinstance(outcome.body, dict) else None
+    if record_id is None:
+        return {}
+    parents = {argument: outcome.body.get(field_name) for argument, field_name in resource.parents}
+    path = re.sub(r"\{([^}/]+)\}", lambda m: quote(str(parents.get(m.group(1)) or m.group(0)), safe="{}"),
+                  operation.path.rstrip("/"))
+    return {declared["location"]: f"{path}/{quote(str(record_id), safe='')}"}
 
 
 def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Response:
@@ -53,8 +70,11 @@ def _render(operation: Operation, outcome: CallOutcome, session_id: str) -> Resp
     if outcome.upstream is not None:
         headers["X-Gecko-Source"] = "upstream"
         return FastJSONResponse(outcome.http_body(), status_code=outcome.upstream.status, headers=headers)
-    if outcome.status == 200:
-        return FastJSONResponse(outcome.http_body(), headers=headers)
+    if is_success(outcome.status):
+        headers.update(_declared_headers(operation, outcome))
+        if not operation.success_has_body:  # 204, or a success that declares no content
+            return Response(status_code=outcome.status, headers=headers)
+        return FastJSONResponse(outcome.http_body(), status_code=outcome.status, headers=headers)
     if outcome.tool_error:
         headers[TOOL_ERROR_HEADER] = "true"
         return FastJSONResponse(outcome.body, status_code=outcome.status, headers=headers)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gecko.pipeline.stages import ChecklistItem, ItemStatus, ItemVerdict, JudgeInput, JudgeResult
+from utils.httpstatus import is_success
 from utils.jsonutil import content_hash
 from utils.roles import ENGINE_RULES
 
@@ -31,9 +32,9 @@ def unrecovered_faults(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls an injected fault refused (a service error) that no later identical call completed."""
     unrecovered = []
     for index, call in enumerate(calls):
-        if not call.get("fault") or call.get("status") == 200:
+        if not call.get("fault") or is_success(call.get("status")):
             continue
-        if not any(later.get("status") == 200 and later.get("tool") == call.get("tool")
+        if not any(is_success(later.get("status")) and later.get("tool") == call.get("tool")
                    and later.get("arguments") == call.get("arguments") for later in calls[index + 1:]):
             unrecovered.append(call)
     return unrecovered
@@ -56,7 +57,7 @@ def repeated_calls(calls: list[dict[str, Any]], messages: Sequence[str | int | N
     seen: dict[str, str | int | None] = {}  # call key → the message that first made it
     repeats: list[dict[str, Any]] = []
     for index, call in enumerate(calls):
-        if call.get("status") != 200:
+        if not is_success(call.get("status")):
             continue
         message = messages[index] if messages is not None else None
         key = content_hash(call.get("tool"), call.get("arguments"))
@@ -80,9 +81,9 @@ class RulesJudge:
         return [ChecklistItem(id="1", description=f"Complete the user's request: {text}")]
 
     async def judge(self, data: JudgeInput) -> JudgeResult:
-        rejected = [c for c in data.calls if c.get("status") != 200 and not c.get("tool_error") and not c.get("fault")]
+        rejected = [c for c in data.calls if not is_success(c.get("status")) and not c.get("tool_error") and not c.get("fault")]
         blocked = unrecovered_faults(data.calls)
-        accepted = [c for c in data.calls if c.get("status") == 200 or c.get("tool_error")]
+        accepted = [c for c in data.calls if is_success(c.get("status")) or c.get("tool_error")]
         repeats = repeated_calls(data.calls, data.call_messages)
         status: ItemStatus
         if rejected:

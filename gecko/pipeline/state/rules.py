@@ -123,7 +123,7 @@ class RulesStateUpdater:
                 value, failed = real_result(call.result)
                 if not failed:
                     placed = (world_change(state, call.operation, call.arguments, value,
-                                           call_seed("real", tool, call.arguments), owned)
+                                           call_seed("real", tool, call.arguments), owned, real=True)
                               if call.access == "write" else observe(state, call.operation, call.arguments, value, owned))
             if placed is not None:
                 state, ops = placed

@@ -18,7 +18,14 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from gecko.pipeline.world.records import created_record, is_error_body, new_id, updated_record
+from gecko.pipeline.world.records import (
+    accepted_arguments,
+    created_record,
+    is_error_body,
+    new_id,
+    server_values,
+    updated_record,
+)
 from gecko.pipeline.world.store import (
     ABSENT,
     Collection,
@@ -144,13 +151,13 @@ def _remove(change: _Change, resource: ResourceBinding, view: Collection, positi
 
 
 def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: ResourceBinding,
-            arguments: Mapping[str, Any], response: Any, seed: str) -> None:
+            arguments: Mapping[str, Any], response: Any, seed: str, real: bool) -> None:
     view = collection(state, change.world, resource)
     proposed = response.get(resource.id_field, ABSENT) if isinstance(response, Mapping) else ABSENT
     record_id = proposed if proposed is not ABSENT and proposed is not None else new_id(
         state, change.world, resource, view.records, ABSENT, lambda salt: None, seed)
-    record = created_record(arguments, resource, record_id)
-    if isinstance(response, Mapping):
+    record = created_record(arguments, resource, record_id, server_values(resource, response))
+    if real and isinstance(response, Mapping):  # a real server's record is the truth, whatever it holds
         record.update({k: v for k, v in response.items()
                        if resource.record_fields is None or k in resource.record_fields})
         record[resource.id_field] = record_id
@@ -162,8 +169,8 @@ def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: 
             change.set(resource.counter, value + 1)
 
 
-def _update(change: _Change, state: Mapping[str, Any], resource: ResourceBinding, arguments: Mapping[str, Any],
-            response: Any) -> None:
+def _update(change: _Change, state: Mapping[str, Any], op: Operation, resource: ResourceBinding,
+            arguments: Mapping[str, Any], response: Any) -> None:
     record_id = arguments.get(resource.id_argument) if resource.id_argument else None
     if record_id is None:
         return
@@ -178,9 +185,11 @@ def _update(change: _Change, state: Mapping[str, Any], resource: ResourceBinding
     position, current = found
     if not isinstance(current, Mapping):
         return
-    updated = updated_record(current, arguments, resource)
+    updated = updated_record(current, arguments, resource, accepted_arguments(op.args_schema))
     changed = {k: v for k, v in updated.items() if k not in current or current[k] != v}
-    if changed:
+    if any(k not in updated for k in current):  # fields gone (PUT, a merge patch's null): the record is replaced
+        _store(change, resource, view, position, updated, record_id)
+    elif changed:
         _store(change, resource, view, position, updated, record_id, changed)
 
 
@@ -203,7 +212,7 @@ def _set_fields(change: _Change, state: Mapping[str, Any], arguments: Mapping[st
 
 
 def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str, Any], response: Any,
-                 seed: str, owned: Owned | None = None) -> tuple[dict[str, Any], Patch] | None:
+                 seed: str, owned: Owned | None = None, real: bool = False) -> tuple[dict[str, Any], Patch] | None:
     """The state after a successful write in the world model, and its patch; None when the world model does not
     place the call or nothing changes.
 
@@ -215,6 +224,8 @@ def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str
         seed: the call's seed (the one the response side used).
         owned: the containers of `state` this change may change in place (its chain made them); the containers it
             makes are added. None: `state` stays as it is.
+        real: the response is a real tool's result: a create stores every record field it holds (a simulated
+            response gives only the server-owned fields: the record is what was sent plus what the server makes).
     """
     world = op.world
     if world is None or is_error_body(response) or not usable(state, world):
@@ -226,9 +237,9 @@ def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str
             return None
         _set_fields(change, state, arguments)
     elif resource.action == "create":
-        _create(change, state, op, resource, arguments, response, seed)
+        _create(change, state, op, resource, arguments, response, seed, real)
     elif resource.action == "update":
-        _update(change, state, resource, arguments, response)
+        _update(change, state, op, resource, arguments, response)
     elif resource.action == "delete":
         _delete(change, state, resource, arguments)
     else:

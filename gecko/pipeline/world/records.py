@@ -105,13 +105,29 @@ def _kept(resource: ResourceBinding, name: str) -> bool:
     return resource.record_fields is None or name in resource.record_fields
 
 
-def created_record(arguments: Mapping[str, Any], resource: ResourceBinding, record_id: Any) -> dict[str, Any]:
-    """The record a create stores, from its arguments: the fields a record has, its parents' ids and its id."""
+def server_values(resource: ResourceBinding, body: Any) -> dict[str, Any]:
+    """The values of the server-owned fields (`readOnly`, required by the record's responses) that a response
+    holds: what a create takes from its generated response, and only that."""
+    if not isinstance(body, Mapping):
+        return {}
+    names = resource.server.read_only | resource.server.required
+    return {k: body[k] for k in names if k in body}
+
+
+def created_record(arguments: Mapping[str, Any], resource: ResourceBinding, record_id: Any,
+                   made: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The record a create stores: what was sent (the fields a record has, its parents' ids), its id, and what the
+    server makes of the rest: declared defaults and initial values of fields not sent, then `made` (the
+    server-owned values of its response, `server_values`). Optional fields nobody sent stay absent."""
     skip = _parent_arguments(resource)
-    record = {k: v for k, v in arguments.items() if k not in skip and _kept(resource, k)}
+    server = resource.server
+    record = {k: v for k, v in {**server.initial, **server.defaults}.items() if k not in arguments}
+    record.update({k: v for k, v in arguments.items() if k not in skip and _kept(resource, k)})
     for argument, field_name in resource.parents:
         if argument in arguments:
             record[field_name] = arguments[argument]
+    for name, value in (made or {}).items():
+        record.setdefault(name, value)
     record[resource.id_field] = record_id
     return record
 
@@ -125,9 +141,37 @@ def _styled(value: str, current: Any) -> str:
     return value
 
 
-def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], resource: ResourceBinding) -> dict[str, Any]:
-    """The record after an update: the arguments that are record fields (and the members of an `updates`-like
-    object argument) replace its fields; a status verb sets its `status`, in the case style of the current one."""
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON Merge Patch: objects merge member by member, `null` removes a member, anything else
+    replaces."""
+    if not isinstance(patch, Mapping):
+        return patch
+    out = dict(target) if isinstance(target, Mapping) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def _replaced(record: Mapping[str, Any], changes: Mapping[str, Any], accepted: frozenset[str],
+              resource: ResourceBinding) -> dict[str, Any]:
+    """PUT: the record becomes what was sent plus what the server owns: its id and parents, its `readOnly` fields,
+    the fields the operation does not take (the server made them), and the defaults of fields not sent."""
+    kept = {k: v for k, v in record.items()
+            if k == resource.id_field or k in resource.server.read_only or k not in accepted
+            or k in {f for _, f in resource.parents}}
+    defaults = {k: v for k, v in resource.server.defaults.items() if k not in changes and k in accepted}
+    return {**kept, **defaults, **changes}
+
+
+def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], resource: ResourceBinding,
+                   accepted: frozenset[str] | None = None) -> dict[str, Any]:
+    """The record after an update, by the binding's mode: `merge` replaces the fields the arguments name (and the
+    members of an `updates`-like object argument), `merge_patch` merges them as RFC 7396, `replace` (PUT) makes the
+    record what was sent plus its server-owned fields (`accepted`: the operation's argument names). A status verb
+    sets `status`, in the case style of the current one."""
     skip = _parent_arguments(resource) | {resource.id_argument}
     changes = {k: v for k, v in arguments.items() if k not in skip and k not in UPDATE_BAGS and _kept(resource, k)}
     for bag in UPDATE_BAGS:
@@ -136,4 +180,16 @@ def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], reso
             changes.update({k: v for k, v in members.items() if _kept(resource, k) or k in record})
     if resource.status is not None:
         changes["status"] = _styled(resource.status, record.get("status"))
+    if resource.mode == "replace" and accepted is not None:
+        return _replaced(record, changes, accepted, resource)
+    if resource.mode == "merge_patch":
+        merged = merge_patch(record, changes)
+        merged[resource.id_field] = record.get(resource.id_field, merged.get(resource.id_field))
+        return merged
     return {**record, **changes}
+
+
+def accepted_arguments(op_args_schema: Any) -> frozenset[str]:
+    """The argument names an operation takes (its argument schema's properties)."""
+    props = op_args_schema.get("properties") if isinstance(op_args_schema, Mapping) else None
+    return frozenset(props) if isinstance(props, Mapping) else frozenset()

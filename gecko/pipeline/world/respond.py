@@ -2,11 +2,16 @@
 
 | action | known record | missing id, collection known | unknown collection |
 |---|---|---|---|
-| read | the record | the declared not-found response | generated (open world) |
-| list | the selected records | – | generated |
-| create | the arguments, a new id | – | the same (the collection starts) |
+| read | the record | the declared not-found response | generated, echoing the requested id (open world) |
+| list | the selected records, paged and sorted | – | generated |
+| create | the arguments, a new id, the server's fields | – | the same (the collection starts) |
 | update | the updated record | the declared not-found response | generated |
 | delete | the removed record | the declared not-found response | generated |
+
+A response shows what the record holds and nothing else: the record's fields the response declares, plus, only
+where the schema requires a field the record lacks, a value generated from the record's own seed (the same for
+every read, in every session). Only when that still does not fit the schema is the record laid over a generated
+response.
 
 A read without a resource echoes the toolkit's top-level state fields its response is named after. `None` means
 "nothing to say": the caller generates the response as without a world model.
@@ -18,9 +23,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gecko.pipeline.world.records import created_record, new_id, overlay, updated_record
+from gecko.pipeline.world.records import (
+    accepted_arguments,
+    created_record,
+    new_id,
+    overlay,
+    server_values,
+    updated_record,
+)
 from gecko.pipeline.world.store import ABSENT, collection, find, lookup, select, toolkit_state, usable
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
+from utils.jsonutil import content_hash
 from utils.schema.instance import UnsatisfiableSchema, generate_instance
 
 Generate = Callable[[Mapping[str, Any], str], Any]
@@ -37,18 +50,50 @@ class WorldAnswer:
 
     body: Any
     status: int = 200
-    """200, or the declared not-found status (404)."""
+    """The operation's declared success status (200, 201, 204…), or the declared not-found status (404)."""
 
 
 def _scalars(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if not isinstance(v, (dict, list))}
 
 
+def record_seed(world: WorldBinding, resource: ResourceBinding | None, record: Mapping[str, Any]) -> str:
+    """The seed of values generated for a record that lacks a field its response requires: the record's own
+    identity, so every read of it, in every session, shows the same value."""
+    record_id = record.get(resource.id_field) if resource is not None else None
+    where = resource.collection if resource is not None else ""
+    return content_hash("record", world.toolkit, where, record_id if record_id is not None else record)
+
+
+def faithful(record: Mapping[str, Any], allowed: frozenset[str] | None, base: Callable[[], Any],
+             check: Callable[[Any], bool]) -> Any:
+    """A response that shows the record: its fields the response declares (all of them when it declares none);
+    where that does not fit the schema, the fields a generated response (`base()`, built only then) has and the
+    record lacks are added, required ones first; only when even that does not fit, the record laid over the
+    generated response."""
+    shown = {k: v for k, v in record.items() if allowed is None or k in allowed}
+    if check(shown):
+        return shown
+    generated = base()
+    if not isinstance(generated, dict):
+        return generated
+    filled = {**shown, **{k: v for k, v in generated.items() if k not in shown}}
+    if not check(filled):
+        return overlay(generated, record, allowed, check)
+    for key in [k for k in generated if k not in shown]:  # drop what the schema does not need
+        trial = {k: v for k, v in filled.items() if k != key}
+        if check(trial):
+            filled = trial
+    return filled
+
+
 def _record_answer(op: Operation, world: WorldBinding, record: Any, arguments: Mapping[str, Any], seed: str,
-                   generate: Generate) -> WorldAnswer:
+                   generate: Generate, resource: ResourceBinding | None = None) -> WorldAnswer:
     values = record if isinstance(record, Mapping) else {}
-    base = generate({**arguments, **_scalars(values)}, seed)
-    return WorldAnswer(overlay(base, values, world.response_fields, op.response_is_valid))
+    own_seed = record_seed(world, resource, values) if values else seed
+    body = faithful(values, world.response_fields,
+                    lambda: generate({**arguments, **_scalars(values)}, own_seed), op.response_is_valid)
+    return WorldAnswer(body, op.success_status)
 
 
 def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
@@ -70,8 +115,8 @@ def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: st
         return WorldAnswer({"error": message}, status)
 
 
-def _list_answer(op: Operation, resource: ResourceBinding, records: Any, arguments: Mapping[str, Any], seed: str,
-                 generate: Generate) -> WorldAnswer | None:
+def _list_answer(op: Operation, world: WorldBinding, resource: ResourceBinding, records: Any,
+                 arguments: Mapping[str, Any], seed: str, generate: Generate) -> WorldAnswer | None:
     chosen = select(records, resource, arguments)
     base = generate(arguments, seed)
     holder = base if resource.list_property is None else (
@@ -80,7 +125,7 @@ def _list_answer(op: Operation, resource: ResourceBinding, records: Any, argumen
         if isinstance(base, (str, int)) and not isinstance(base, bool) and chosen:
             # a lookup that answers with one id (`find_user_id_by_email`)
             first = chosen[0][0]
-            return WorldAnswer(first) if op.response_is_valid(first) else None
+            return WorldAnswer(first, op.success_status) if op.response_is_valid(first) else None
         return None
 
     def body_with(items: list[Any]) -> Any:
@@ -96,7 +141,8 @@ def _list_answer(op: Operation, resource: ResourceBinding, records: Any, argumen
         if isinstance(template, dict) and isinstance(record, Mapping):
             def fits(item: Any) -> bool:
                 return op.response_is_valid(body_with([item]))
-            items.append(overlay(template, record, None, fits))
+            own = record_seed(world, resource, record)
+            items.append(faithful(record, None, lambda own=own: _item(generate(arguments, own), resource), fits))
         elif isinstance(template, dict) or template is None:
             items.append(record)
         else:
@@ -104,8 +150,15 @@ def _list_answer(op: Operation, resource: ResourceBinding, records: Any, argumen
     for candidate in (items, items[: len(holder)]):
         body = body_with(candidate)
         if op.response_is_valid(body):
-            return WorldAnswer(body)
+            return WorldAnswer(body, op.success_status)
     return None
+
+
+def _item(body: Any, resource: ResourceBinding) -> Any:
+    """The first item of a generated list response (an empty object when it has none)."""
+    holder = body if resource.list_property is None else (
+        body.get(resource.list_property) if isinstance(body, dict) else None)
+    return holder[0] if isinstance(holder, list) and holder else {}
 
 
 def _echo_state(op: Operation, world: WorldBinding, state: Mapping[str, Any], arguments: Mapping[str, Any],
@@ -149,27 +202,33 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         return _echo_state(op, world, state, arguments, seed, generate) if op.access == "read" else None
     records = collection(state, world, resource).records
     if resource.action == "list":
-        return None if records is None else _list_answer(op, resource, records, arguments, seed, generate)
+        return None if records is None else _list_answer(op, world, resource, records, arguments, seed, generate)
     if resource.action == "create":
         base = generate(arguments, seed)
         proposed = base.get(resource.id_field, ABSENT) if isinstance(base, dict) else ABSENT
         record_id = new_id(state, world, resource, records, proposed,
                            lambda salt: _regenerated(generate, arguments, seed, salt, resource.id_field), seed)
-        record = created_record(arguments, resource, record_id)
-        echoed = {k: v for k, v in arguments.items() if k not in {a for a, _ in resource.parents}}
-        return WorldAnswer(overlay(base, {**echoed, **record}, world.response_fields, op.response_is_valid))
+        record = created_record(arguments, resource, record_id, server_values(resource, base))
+        return WorldAnswer(faithful(record, world.response_fields, lambda: base, op.response_is_valid),
+                           op.success_status)
     record_id = arguments.get(resource.id_argument) if resource.id_argument else None
     if record_id is None:
         return None
     found = find(records, resource.id_field, record_id) if records is not None else None
     if found is None:
-        return not_found(op, resource, record_id, seed) if records is not None else None
+        if records is None:  # open world: a generated record, but the one that was asked for
+            if resource.action != "read" or op.response_schema is None:
+                return None
+            body = overlay(generate(arguments, seed), {resource.id_field: record_id}, world.response_fields,
+                           op.response_is_valid)
+            return WorldAnswer(body, op.success_status)
+        return not_found(op, resource, record_id, seed)
     record = found[1]
-    if resource.action == "delete" and op.response_schema is None:
+    if resource.action == "delete" and (op.response_schema is None or not op.success_has_body):
         return None  # a body-less delete answers as usual
     if resource.action == "update" and isinstance(record, Mapping):
-        record = updated_record(record, arguments, resource)
-    return _record_answer(op, world, record, arguments, seed, generate)
+        record = updated_record(record, arguments, resource, accepted_arguments(op.args_schema))
+    return _record_answer(op, world, record, arguments, seed, generate, resource)
 
 
 def _regenerated(generate: Generate, arguments: Mapping[str, Any], seed: str, salt: str, id_field: str) -> Any:

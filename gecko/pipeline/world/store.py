@@ -25,8 +25,8 @@ from itertools import repeat
 from typing import Any
 
 from gecko.sessions.versions import Copied, observe_copies
-from gecko.toolkits.model import ResourceBinding, WorldBinding
-from gecko.toolkits.resources import LIMIT_ARGUMENTS, SEARCH_ARGUMENTS, range_field
+from gecko.toolkits.model import QueryRoles, ResourceBinding, WorldBinding
+from gecko.toolkits.resources import range_field
 
 ABSENT: Any = object()
 """A key that neither the session state nor the defaults hold."""
@@ -338,16 +338,16 @@ def _field_values(record: Any, name: str, depth: int = 0) -> Iterator[Any]:
 
 
 def _matches(record: Any, record_id: Any, resource: ResourceBinding, arguments: Mapping[str, Any]) -> bool:
+    search = resource.query.search if resource.query is not None else None
+    if search is not None and arguments.get(search) not in (None, ""):
+        needle = str(arguments[search]).lower()
+        if not any(needle in str(v).lower() for v in _texts(record)):
+            return False
     for name in resource.filters:
         value = arguments.get(name)
-        if value is None or name.lower() in LIMIT_ARGUMENTS:
+        if value is None:
             continue
-        lower = name.lower()
-        if lower in SEARCH_ARGUMENTS:
-            needle = str(value).lower()
-            if not any(needle in str(v).lower() for v in _texts(record)):
-                return False
-        elif name == resource.collection and isinstance(value, list):
+        if name == resource.collection and isinstance(value, list):
             if not any(same_id(record_id, v) for v in value):
                 return False
         elif bounds := range_field(name):
@@ -375,13 +375,71 @@ def _texts(record: Any) -> Iterator[str]:
             yield from _texts(value)
 
 
+def _count(value: Any) -> int | None:
+    """A non-negative integer argument (integer text too: query strings are text), else None."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    """Missing values last; numbers before text; text case-insensitively."""
+    if value is None:
+        return (3, 0)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, value)
+    return (1, str(value).lower())
+
+
+def _sorted(chosen: list[tuple[Any, Any]], query: QueryRoles, arguments: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    field_arg = arguments.get(query.sort) if query.sort else None
+    fields = field_arg if isinstance(field_arg, list) else [field_arg] if isinstance(field_arg, str) else []
+    order = str(arguments.get(query.order, "")).lower() if query.order else ""
+    descending_all = order.startswith("desc")
+    for spec in reversed([str(f).strip() for f in fields if str(f).strip()][:4]):
+        for part in reversed([p.strip() for p in spec.split(",") if p.strip()]):
+            descending = descending_all or part.startswith("-")
+            name = part.lstrip("+-").split(":")[0]
+            descending = descending or part.lower().endswith(":desc")
+            chosen = sorted(chosen, key=lambda item, n=name: _sort_key(
+                item[1].get(n) if isinstance(item[1], Mapping) else None), reverse=descending)
+    return chosen
+
+
+def _start(chosen: list[tuple[Any, Any]], query: QueryRoles, arguments: Mapping[str, Any],
+           size: int | None) -> int:
+    """Where the page starts: the offset, else the page (1-based; times the page size), else after the cursor."""
+    offset = _count(arguments.get(query.offset)) if query.offset else None
+    if offset is not None:
+        return offset
+    page = _count(arguments.get(query.page)) if query.page else None
+    if page is not None and size is not None:
+        return max(page - 1, 0) * size
+    cursor = arguments.get(query.cursor) if query.cursor else None
+    if cursor not in (None, ""):
+        after = next((i + 1 for i, (rid, _) in enumerate(chosen) if same_id(rid, cursor)), None)
+        return after if after is not None else (_count(cursor) or 0)
+    return 0
+
+
 def select(records: dict[str, Any] | list[Any], resource: ResourceBinding,
            arguments: Mapping[str, Any]) -> list[tuple[Any, Any]]:
-    """(id, record) of the records a list call selects: its filters applied, then its limit."""
+    """(id, record) of the records a list call selects: its filters and search applied, then sorted, then the
+    page its offset, page number or cursor and its page size cut out."""
     chosen = [(rid, record) for _, rid, record in entries(records, resource.id_field)
               if _matches(record, rid, resource, arguments)]
-    for name in resource.filters:
-        value = arguments.get(name)
-        if name.lower() in LIMIT_ARGUMENTS and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            chosen = chosen[:value]
-    return chosen
+    query = resource.query
+    if query is None:
+        return chosen
+    if query.sort or query.order:
+        chosen = _sorted(chosen, query, arguments)
+    size = _count(arguments.get(query.limit)) if query.limit else None
+    paged = query.page is not None and _count(arguments.get(query.page)) is not None
+    if size is None and paged:
+        size = query.default_limit or DEFAULT_PAGE_SIZE
+    start = _start(chosen, query, arguments, size)
+    return chosen[start:] if size is None else chosen[start:start + size]
+
+
+DEFAULT_PAGE_SIZE = 10
+"""The page size of a call that names a page but no size, when the document declares no default."""
