@@ -123,6 +123,7 @@ class SqliteStore(SessionStore):
                     conn.execute("BEGIN IMMEDIATE")
                     _migrate(conn)
                     conn.execute("COMMIT")
+                    _auto_vacuum(conn, self.path)
                     return
                 except sqlite3.OperationalError as exc:
                     if conn.in_transaction:
@@ -242,7 +243,7 @@ class SqliteStore(SessionStore):
     async def purge_expired(self) -> int:
         gone = await self._write(_purge, time.time())
         if gone:
-            await self._write(lambda conn: conn.execute(f"PRAGMA incremental_vacuum({VACUUM_PAGES})").fetchall())
+            await self._write(_give_back, VACUUM_PAGES)
         return gone
 
     # -- the lease -------------------------------------------------------------------------
@@ -322,11 +323,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
     if current == SCHEMA_VERSION:
         return
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if not tables:
-        conn.execute("COMMIT")  # auto_vacuum can only be chosen before the first table exists
-        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
-        conn.execute("BEGIN IMMEDIATE")
-    elif tables & set(_TABLES):
+    if tables & set(_TABLES):
         log.warning("session DB %s has an older layout (version %s): its sessions are dropped", conn, current)
         for table in _TABLES:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
@@ -334,6 +331,29 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if statement.strip():
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
+def _give_back(conn: sqlite3.Connection, pages: int) -> int:
+    """Return up to `pages` free pages to the file system; the number returned. One page per statement: Python's
+    sqlite3 steps a statement without result columns once, so `PRAGMA incremental_vacuum(N)` frees a single page."""
+    count = min(int(conn.execute("PRAGMA freelist_count").fetchone()[0]), pages)
+    for _ in range(count):
+        conn.execute("PRAGMA incremental_vacuum(1)")
+    return count
+
+
+def _auto_vacuum(conn: sqlite3.Connection, path: Path) -> None:
+    """Turn on incremental auto_vacuum in a file made without it (before Gecko set it ahead of WAL, every file was
+    made so: `auto_vacuum` 0, and swept sessions never gave their pages back). Needs one VACUUM, which rewrites the
+    file; while another worker holds it, the next start does it."""
+    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != 0:
+        return
+    try:
+        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        conn.execute("VACUUM")
+        log.info("session DB %s: incremental auto_vacuum turned on (one VACUUM)", path)
+    except sqlite3.OperationalError as exc:
+        log.warning("session DB %s: auto_vacuum stays off until the next start (%s)", path, exc)
 
 
 def _insert_session(conn: sqlite3.Connection, r: SessionRecord, state: str) -> None:

@@ -21,7 +21,7 @@ BUSY_GIVE_UP_SECONDS = 30.0
 
 
 def connect(path: Path, busy_timeout_ms: int = 0) -> sqlite3.Connection:
-    """An autocommit connection in WAL mode.
+    """An autocommit connection in WAL mode; a new file gets incremental auto_vacuum (see `SqliteStore.open`).
 
     Switching to WAL needs a moment of exclusive access, which another worker starting at the same
     time may hold: that step waits up to `BUSY_GIVE_UP_SECONDS`. Afterwards the busy timeout is `busy_timeout_ms`
@@ -29,6 +29,8 @@ def connect(path: Path, busy_timeout_ms: int = 0) -> sqlite3.Connection:
     """
     conn = sqlite3.connect(path, timeout=BUSY_GIVE_UP_SECONDS, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_GIVE_UP_SECONDS * 1000)}")
+    # before WAL: switching to WAL writes the file's first page, after which auto_vacuum needs a VACUUM to change
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
