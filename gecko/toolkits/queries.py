@@ -62,7 +62,7 @@ _ROLES = ("order", "page", "offset", "cursor", "limit", "sort", "search")
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)).strip("_").lower()
+    return re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()).strip("_")
 
 
 def _types(schema: Any) -> set[str]:

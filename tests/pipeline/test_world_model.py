@@ -117,7 +117,7 @@ class Calls:
 
     def __call__(self, toolkit: str, tool: str, **arguments: Any):
         reply = self.client.post(f"/{toolkit}/{tool}", json=arguments, headers=self.headers)
-        if reply.status_code == 200:
+        if 200 <= reply.status_code < 300 and reply.content:
             if (toolkit, tool) not in self.checks:
                 listing = self.client.get(f"/toolkits/{toolkit}").json()["tools"]
                 schema = next(t["response_schema"] for t in listing if t["name"] == tool)
