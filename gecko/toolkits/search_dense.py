@@ -3,8 +3,10 @@
 Embedding the whole open-world pool (~9,900 tools) in numpy takes minutes on two cores, so tool embeddings are cached
 on disk, keyed by the model's identity, the cut and a hash of each tool's text: a later start reads them back and
 embeds only the tools it has not seen. One file per model and cut (`<cache dir>/<identity>-t<cut>.npz`), rewritten
-whole (temporary file, then `os.replace`) with what it held plus the new rows; a lock file next to it makes the
-workers of one server take turns, so one embeds and the others then read.
+whole (temporary file, then `os.replace`, so a reader never needs a lock) with what it held plus the new rows. The
+lock file next to it is held only while one finished chunk is merged into the file (a read and a write), never while
+embedding: a server building a large pool never stalls another server's search. Builders running at once (the
+workers of one server) each start at a different chunk and skip what the others have written meanwhile.
 """
 
 from __future__ import annotations
@@ -103,9 +105,17 @@ def all_cached(identity: str, texts: Sequence[str], cache_dir: Path | None) -> b
     return all(text_key(text) in keys for text in texts)
 
 
+def _merge(path: Path, new: dict[bytes, np.ndarray], dim: int) -> None:
+    """Add `new` to the cache file, keeping the rows another builder wrote since (the only work under the lock)."""
+    with _locked(path):
+        rows = cache_fetch(path, dim)
+        rows.update(new)
+        cache_store(path, rows)
+
+
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `path`.lock while the body runs (the workers of a server take turns)."""
+    """Hold an exclusive lock on `path`.lock while the body runs (one merge of finished rows at a time)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lock"), "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -144,17 +154,24 @@ class DenseIndex:
             embedded = len(texts)
         else:
             path = cache_path(cache_dir, encoder.identity, TOOL_TOKENS)
-            with _locked(path):
-                rows = cache_fetch(path, encoder.dim)
-                missing = sorted({i for i, key in enumerate(keys) if key not in rows})
-                for start in range(0, len(missing), CHUNK_TOOLS):
-                    report(start, len(missing))
-                    chunk = missing[start:start + CHUNK_TOOLS]
-                    fresh = encoder.encode([texts[i] for i in chunk], max_tokens=TOOL_TOKENS)
-                    rows.update({keys[i]: fresh[j] for j, i in enumerate(chunk)})
-                    cache_store(path, rows)
+            rows = cache_fetch(path, encoder.dim)
+            missing = sorted({i for i, key in enumerate(keys) if key not in rows})
+            chunks = [missing[start:start + CHUNK_TOOLS] for start in range(0, len(missing), CHUNK_TOOLS)]
+            turn = os.getpid() % len(chunks) if chunks else 0  # concurrent builders start apart
+            embedded = 0
+            for done, chunk in enumerate(chunks[turn:] + chunks[:turn]):
+                report(done * CHUNK_TOOLS, len(missing))
+                if done:  # another builder may have written this chunk meanwhile
+                    rows.update(cache_fetch(path, encoder.dim))
+                    chunk = [i for i in chunk if keys[i] not in rows]
+                if not chunk:
+                    continue
+                fresh = encoder.encode([texts[i] for i in chunk], max_tokens=TOOL_TOKENS)
+                new = {keys[i]: fresh[j] for j, i in enumerate(chunk)}
+                rows.update(new)
+                embedded += len(chunk)
+                _merge(path, new, encoder.dim)
             self.vectors = np.stack([rows[key] for key in keys]) if keys else np.zeros((0, encoder.dim), np.float32)
-            embedded = len(missing)
         self.build = DenseBuild(tools=len(texts), embedded=embedded,
                                 seconds=round(time.perf_counter() - started, 3))
         log.info("tool search: dense index of %d tools (%d embedded now) in %.1f s", len(texts), embedded,
