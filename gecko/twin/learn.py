@@ -83,6 +83,18 @@ def _key(value: Any) -> str:
     return f"{type(value).__name__}:{value}"
 
 
+def _last(path: str) -> str:
+    parts = [p for p in re.split(r"[.\[\]]+", path) if p]
+    return parts[-1] if parts else ""
+
+
+def _names_an_id(argument: str, result: str) -> bool:
+    """An argument sending back a value a result issued carries that id when it is named like an id or like the
+    result's field (a count of 3 sent back as a `limit` of 3 is no id)."""
+    name = _last(argument)
+    return bool(ID_NAME.search(name) or NAME_KEY.search(name)) or name == _last(result)
+
+
 def _facts(captures: Sequence[Capture]) -> dict[str, _ToolFacts]:
     """One pass over the captures in call order: fresh values, their reuse, and id arguments."""
     facts: dict[str, _ToolFacts] = {}
@@ -95,7 +107,7 @@ def _facts(captures: Sequence[Capture]) -> dict[str, _ToolFacts]:
         arguments = list(_scalars(capture.arguments))
         for path, value in arguments:
             source = issued.get(_key(value))
-            if source is not None:
+            if source is not None and _names_an_id(path, source[1]):
                 tool.id_arguments.setdefault(path, f"{source[0]}.{source[1]}")
                 facts[source[0]].reused.add(source[1])
             elif (introduced := named.get(_key(value))) is not None and introduced[0] != capture.tool:

@@ -142,3 +142,12 @@ def test_captures_from_a_hybrid_session_history() -> None:
     captures = from_history(history, {"get_task": "get_task"})
     assert [(c.tool, c.outcome) for c in captures] == [("get_task", "ok"), ("get_task", "error")]
     assert captures[1].text == "Task u not found"
+
+
+def test_a_count_sent_back_as_a_limit_is_no_id() -> None:
+    tools = [{"name": "list_items", "inputSchema": {"type": "object", "properties": {"limit": {"type": "integer"}}}}]
+    captures = [capture_of("list_items", {"limit": 1}, ok({"items": [], "total": 7})),
+                capture_of("list_items", {"limit": 7}, ok({"items": [], "total": 0}))]
+    doc, _ = learn_toolkit(from_mcp(tools, title="items"), captures)
+    assert "x-gecko-resource" not in post(doc, "list_items")
+    assert "x-gecko-ids" not in post(doc, "list_items")
