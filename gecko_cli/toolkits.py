@@ -23,7 +23,12 @@ BFCL_BUILD = REPO_ROOT / "scripts" / "build_toolkits.py"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Build and validate; returns the exit code (0 done, 1 a build or validation failed)."""
+    """Build and validate; returns the exit code (0 done, 1 a build or validation failed). `gecko toolkits
+    explain DOCUMENT|DIR…` prints how the world model binds each operation instead (`gecko.toolkits.explain`)."""
+    if argv and argv[0] == "explain":
+        from gecko.toolkits.explain import main as explain
+
+        return explain(list(argv[1:]))
     parser = argparse.ArgumentParser(prog="gecko toolkits", description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="rebuild the BFCL toolkits even when up to date")
     args = parser.parse_args(argv)

@@ -331,6 +331,11 @@ def _from_name(op: Operation) -> _Draft | None:
     return None
 
 
+def _access_declared(op: Operation) -> bool:
+    nested = op.extensions.get("x-gecko")
+    return "x-gecko-access" in op.extensions or (isinstance(nested, Mapping) and "access" in nested)
+
+
 def _protocol_first(draft: _Draft, op: Operation) -> _Draft | None:
     """A read (by its method or declared access: GET, MCP `readOnlyHint`, `x-gecko-access`) is never bound as a
     write: a write draft becomes a read (it names an id), a list (it returns an array), or nothing."""
@@ -580,6 +585,8 @@ def _drafts(operations: Mapping[str, Operation]) -> tuple[dict[str, _Draft], set
         draft = _protocol_first(draft, op) if draft is not None else None
         if draft is not None:
             drafts[op_id] = draft
+            if draft.action == "read" and draft.reason.endswith("so it reads") and not _access_declared(op):
+                op.access = "read"  # the argument shape outranks the verb: hybrid sessions forward it, it writes nothing
     return drafts, opted_out
 
 

@@ -201,6 +201,9 @@ def test_a_page_size_is_honoured_whatever_it_is_called(client):
     binding = next(t["world"] for t in client.get("/toolkits/notes").json()["tools"] if t["name"] == "listNotes")
     assert binding["query"] == {"limit": "pageSize", "offset": "skip", "sort": "sortBy", "order": "direction"}
     assert binding["ignored_arguments"] == ["fuzz"], "what Gecko cannot interpret, it says"
+    s.http("GET", "/notes/notes", "listNotes", params={"fuzz": "x"})
+    history = client.get(f"/sessions/{s.headers['X-Session-ID']}/history").json()["calls"]
+    assert "fuzz" in history[-1]["notes"][0] and "ignored" in history[-1]["notes"][0], "and says so on the call"
 
 
 def test_a_fresh_record_starts_where_a_create_leaves_it(client):
@@ -218,6 +221,8 @@ def test_a_read_named_like_a_create_never_creates(client):
     assert shown.status_code == 200 and shown.json() == order
     s.call("shop", "open_order_details", order_id="nope")
     assert list(s.records("shop", "orders")) == [order["order_id"]], "opening details created no order"
+    state = client.get("/get-session-state", headers=s.headers).json()["state"]
+    assert "effects" not in state and set(state["counts"]) == {"shop/place_order"}, "nor was it counted as a write"
     binding = next(t["world"] for t in client.get("/toolkits/shop").json()["tools"]
                    if t["name"] == "open_order_details")
     assert binding["action"] == "read" and "only arguments are ids" in binding["reason"]
@@ -226,3 +231,15 @@ def test_a_read_named_like_a_create_never_creates(client):
 def test_an_unknown_collection_echoes_the_requested_id(client):
     s = Session(client)
     assert s.http("GET", "/zoo/animals/7", "getAnimal").json()["id"] == 7
+
+
+def test_explain_prints_each_binding_and_why(tmp_path: Path, capsys):
+    from gecko.toolkits.explain import main
+
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps(SHOP))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "open_order_details  (POST /open_order_details, read, answers 200)" in out
+    assert "read order in 'orders'" in out and "its only arguments are ids, so it reads" in out
+    assert main([str(tmp_path / "missing.json")]) == 1

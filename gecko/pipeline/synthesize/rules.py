@@ -52,7 +52,7 @@ class RulesSynthesizer:
             answer = respond(op, ctx.arguments, ctx.state, seed,
                              lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache))
             if answer is not None:
-                return Synthesis(body=answer.body, engine=self.engine, status=answer.status)
+                return Synthesis(body=answer.body, engine=self.engine, status=answer.status, notes=list(answer.notes))
         body = synthesize_rules(op, ctx.arguments, seed, self._cache)
         return Synthesis(body=body, engine=self.engine)
 

@@ -19,6 +19,7 @@ A read without a resource echoes the toolkit's top-level state fields its respon
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,8 @@ class WorldAnswer:
     body: Any
     status: int = 200
     """The operation's declared success status (200, 201, 204…), or the declared not-found status (404)."""
+    notes: tuple[str, ...] = ()
+    """What the caller should know about the answer (arguments the world model did not interpret)."""
 
 
 def _scalars(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -202,7 +205,14 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         return _echo_state(op, world, state, arguments, seed, generate) if op.access == "read" else None
     records = collection(state, world, resource).records
     if resource.action == "list":
-        return None if records is None else _list_answer(op, world, resource, records, arguments, seed, generate)
+        answer = None if records is None else _list_answer(op, world, resource, records, arguments, seed, generate)
+        ignored = [a for a in (resource.query.ignored if resource.query else ()) if a in arguments]
+        if answer is not None and ignored:
+            note = (f"{op.tool_name}: Gecko does not interpret the argument(s) {', '.join(ignored)} of this list "
+                    "(neither a record field, a range, a page size, offset, page, cursor, sort, order nor a search): "
+                    "ignored")
+            return dataclasses.replace(answer, notes=(note,))
+        return answer
     if resource.action == "create":
         base = generate(arguments, seed)
         proposed = base.get(resource.id_field, ABSENT) if isinstance(base, dict) else ABSENT
