@@ -104,6 +104,7 @@ def write_hf(out: Path, name: str, splits: Mapping[str, list[dict[str, Any]]]) -
     """
     import datasets
 
+    datasets.disable_progress_bars()
     present = {split: rows for split, rows in splits.items() if rows}
     if not present:
         return

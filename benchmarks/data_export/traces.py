@@ -41,10 +41,15 @@ def _success(raw: Mapping[str, Any]) -> bool | None:
 def parse_attempt(raw: Mapping[str, Any]) -> Attempt:
     """One attempt record (`benchmarks.bfcl.single_turn.attempt_trace` and the turn traces that reuse it)."""
     verdict = raw.get("verdict")
-    remaining = raw.get("remaining") if not isinstance(verdict, dict) else verdict.get("remaining")
+    if isinstance(verdict, dict):
+        remaining = verdict.get("remaining")
+    elif isinstance(verdict, list):  # the checklist's items (open world): those not met
+        remaining = [i.get("description") for i in verdict if isinstance(i, dict) and i.get("status") != "success"]
+    else:
+        remaining = raw.get("remaining")
     calls = [c for c in raw.get("calls") or () if isinstance(c, dict)]
     feedback = raw.get("feedback")
-    final_text = raw.get("final_text")
+    final_text = raw.get("final_text", raw.get("answer"))
     return Attempt(
         index=int(raw.get("index") or 0), success=_success(raw),
         calls=tuple(parse_call(c, i) for i, c in enumerate(calls)),
