@@ -151,3 +151,24 @@ def test_a_count_sent_back_as_a_limit_is_no_id() -> None:
     doc, _ = learn_toolkit(from_mcp(tools, title="items"), captures)
     assert "x-gecko-resource" not in post(doc, "list_items")
     assert "x-gecko-ids" not in post(doc, "list_items")
+
+
+def test_a_model_fills_only_what_no_capture_covers() -> None:
+    from gecko.convert.infer import ResponseInferrer
+
+    proposal = {"oneOf": [
+        {"type": "object", "properties": {"tasks": {"type": "array", "description": "The tasks."}}},
+        {"type": "object", "properties": {"error": {"type": "string", "description": "Why."}}, "required": ["error"]}]}
+    asked: list[str] = []
+
+    def infer(prompt: str, _schema: dict[str, Any]) -> dict[str, Any]:
+        asked.append(prompt)
+        return {"response_schema": proposal}
+
+    doc, report = learn_toolkit(from_mcp(TASK_TOOLS, title="tasks"), task_captures(),
+                                inferrer=ResponseInferrer(infer, model="fake"))
+    assert len(asked) == 1 and "list_tasks" in asked[0], "only the tool no capture covers is inferred"
+    assert result_schema(doc, "list_tasks") == proposal
+    assert post(doc, "list_tasks")["x-gecko-response-origin"] == "inferred"
+    assert post(doc, "get_task")["x-gecko-response-origin"] == "learned", "captured evidence wins"
+    assert "result schema (model)" in report.tools["list_tasks"]
