@@ -2,9 +2,10 @@
 stores whatever it is sent, and temba 0.51.1, which validates bodies, each beside a 2-worker Gecko on the rules
 engines, the same seeded sequences on both.
 
-The instrument is checked on the real servers (every check passes on their answers); what Gecko already does
-is asserted; issue 32's targets are asserted too, expected to fail until the world model change lands
-(`xfail(strict=True)`: a target that starts to hold fails the run until its mark is removed).
+The instrument is checked on the real servers (every check passes on their answers); then what Gecko did before
+issue 32 (outcomes, validation) and issue 32's targets, each of which failed before its world model change:
+creates store only what was sent, PUT replaces, declared statuses, headers and empty 204s, no invented field,
+lists agree with the state, the declared page size, final states agree.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ pytestmark = pytest.mark.integration
 
 DOCUMENTS = REPO_ROOT / "perf" / "data" / "rest_fidelity"
 NPM_DIR = REPO_ROOT / ".npm-tools"
-PENDING = pytest.mark.xfail(strict=True, reason="world model change pending (issue 32)")
 
 
 def _run(backend: str, sequences: int) -> dict[str, Any]:
@@ -79,36 +79,30 @@ def test_what_gecko_already_does(json_server: dict[str, Any], temba: dict[str, A
         assert figures["invented_fields"]["answered_but_not_held"] == 0
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_creates_store_only_what_was_sent(backend: str, request: pytest.FixtureRequest) -> None:
     assert _rate(request.getfixturevalue(backend), "creates_only_sent") >= 0.99
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_put_replaces(backend: str, request: pytest.FixtureRequest) -> None:
     assert _rate(request.getfixturevalue(backend), "put_replaces") >= 0.99
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_creates_answer_the_declared_status(backend: str, request: pytest.FixtureRequest) -> None:
     assert _rate(request.getfixturevalue(backend), "status_exact", "create") >= 0.99
 
 
-@PENDING
 def test_deletes_answer_the_declared_status(temba: dict[str, Any]) -> None:
     assert _rate(temba, "status_exact", "delete") >= 0.99  # 204 declared (json-server declares 200)
     assert _rate(temba, "no_body_when_declared_without_content") >= 0.99
 
 
-@PENDING
 def test_declared_response_headers_are_sent(temba: dict[str, Any]) -> None:
     assert _rate(temba, "declared_headers_present") >= 0.99  # Location on creates
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_reads_invent_no_field(backend: str, request: pytest.FixtureRequest) -> None:
     invented = request.getfixturevalue(backend)["invented_fields"]
@@ -116,18 +110,15 @@ def test_reads_invent_no_field(backend: str, request: pytest.FixtureRequest) -> 
     assert invented["fields_vs_state"] == 0 and invented["fields_vs_real"] == 0
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_lists_agree_with_own_state(backend: str, request: pytest.FixtureRequest) -> None:
     assert _rate(request.getfixturevalue(backend), "own_list_disagrees_with_state") == 0.0
 
 
-@PENDING
 def test_declared_page_size_is_honoured(json_server: dict[str, Any]) -> None:
     assert _rate(json_server, "page_size_honoured") >= 0.95
 
 
-@PENDING
 @pytest.mark.parametrize("backend", ["json_server", "temba"])
 def test_final_states_agree(backend: str, request: pytest.FixtureRequest) -> None:
     assert _rate(request.getfixturevalue(backend), "final_state_exact") >= 0.95

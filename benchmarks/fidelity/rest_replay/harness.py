@@ -66,6 +66,7 @@ def _seed(real: Side, sequence: Sequence, by_name: Mapping[str, Resource]) -> di
         sent = {k: real.resolve(v) if isinstance(v, Ref) else v for k, v in body.items()}
         response = real.client.post(res.path, json=sent)
         response.raise_for_status()
+        time.sleep(real.create_gap)
         record = response.json()
         real.record_id(name, counts[name], record[res.id_field])
         counts[name] += 1
@@ -120,7 +121,7 @@ def _replay(tally: Tally, backend: Backend, sequence: Sequence, real_client: htt
             gecko_client: httpx.Client, found: list[Resource], toolkit: str) -> int:
     by_name = {r.name: r for r in found}
     empty(real_client, found)
-    real = Side(real_client, found)
+    real = Side(real_client, found, create_gap=backend.create_gap)
     seeded = _seed(real, sequence, by_name)
     gecko = GeckoSide(gecko_client, found, toolkit, {toolkit: seeded})
     gecko.ids = {name: list(ids) for name, ids in real.ids.items()}

@@ -8,6 +8,7 @@ can be checked against what Gecko itself holds.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,8 +55,10 @@ class Side:
     """A server under replay: a base URL (and for Gecko, the toolkit prefix and session header)."""
 
     def __init__(self, client: httpx.Client, resources: list[Resource], prefix: str = "",
-                 headers: Mapping[str, str] | None = None) -> None:
+                 headers: Mapping[str, str] | None = None, create_gap: float = 0.0) -> None:
         self.client = client
+        self.create_gap = create_gap
+        """Seconds left after each create (a server whose ids are the clock)."""
         self.resources = {r.name: r for r in resources}
         self.prefix = prefix
         self.headers = dict(headers or {})
@@ -111,6 +114,8 @@ class Side:
             parsed = response.json() if response.content else None
         except ValueError:
             parsed = response.text
+        if call.kind == "create" and self.create_gap:
+            time.sleep(self.create_gap)
         if call.kind == "create" and call.creates is not None:
             new_id = parsed.get(res.id_field) if isinstance(parsed, dict) and 200 <= response.status_code < 300 \
                 else None
