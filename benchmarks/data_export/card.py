@@ -51,6 +51,9 @@ def render_card(summary: dict[str, Any]) -> str:
     lines += ["## Licences", ""]
     for name in sorted(contaminated):
         lines.append(f"- {LICENCES.get(name, (None, name + ': see its own licence'))[1]}")
+    if any(source["benchmark"] == "openworld" for source in summary["sources"]):
+        lines.append("- Open-world tasks are generated; their tool definitions come from the tool pool, whose "
+                     "`manifest.json` names each source and version (licences: Gecko's THIRD_PARTY_NOTICES.md)")
     lines += ["- Gecko (the simulator that produced the tool results and feedback): MIT", "",
               "Tool results are Gecko's simulation (rules engines or the configured models), not real services.", ""]
     return "\n".join(lines)
