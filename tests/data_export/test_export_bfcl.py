@@ -9,13 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import datasets
 import jsonschema
 import pytest
 
 from benchmarks.data_export.cli import data_main
 from benchmarks.data_export.cli import main as export_main
 from tests.bfcl.bfcl_support import traces
+from tests.infra import require_module
+
+datasets = require_module("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
 
 pytestmark = pytest.mark.integration
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import datasets
 import pytest
 
 from benchmarks.data_export.recipe import run_recipe
+from tests.infra import require_module
+
+datasets = require_module("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
