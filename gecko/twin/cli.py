@@ -36,7 +36,7 @@ from gecko.twin.learn import learn_toolkit
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gecko twin", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="gecko twin (python -m gecko.twin)", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     capture = commands.add_parser("capture", help="record real calls: replay a call file on a server, or export a "
                                                   "hybrid/passthrough session's real calls")

@@ -58,10 +58,10 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     calls = base / "calls.jsonl"
     calls.write_text("".join(json.dumps(c) + "\n" for c in OHNO_CALLS))
     capture_env = {**env, "OHNO_DB_PATH": str(base / "capture.db")}
-    run("-m", "gecko_cli", "twin", "capture", "--server", ohno, "--calls", str(calls), "-o", str(base / "cap.jsonl"),
+    run("-m", "gecko.twin", "capture", "--server", ohno, "--calls", str(calls), "-o", str(base / "cap.jsonl"),
         env=capture_env)
     learned = base / "learned"
-    run("-m", "gecko_cli", "twin", "learn", str(kits / "ohno.json"), "--captures", str(base / "cap.jsonl"),
+    run("-m", "gecko.twin", "learn", str(kits / "ohno.json"), "--captures", str(base / "cap.jsonl"),
         "-o", str(learned / "ohno_learned.json"), env=env)
     write_document(_graph_twin(), learned / "graph.json")
     with gecko_server([kits, learned], workers=1, state_dir=base / "state", env=env,
@@ -161,7 +161,7 @@ async def test_not_found_in_the_is_error_convention(twins):
 
 def test_capture_reports_a_server_that_does_not_start(tmp_path: Path) -> None:
     (tmp_path / "calls.jsonl").write_text('{"tool": "x", "arguments": {}}\n')
-    done = subprocess.run([sys.executable, "-m", "gecko_cli", "twin", "capture", "--server", "/nonexistent/server",
+    done = subprocess.run([sys.executable, "-m", "gecko.twin", "capture", "--server", "/nonexistent/server",
                            "--calls", str(tmp_path / "calls.jsonl"), "-o", str(tmp_path / "c.jsonl")],
                           capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
     assert done.returncode == 1 and "/nonexistent/server" in done.stderr and not (tmp_path / "c.jsonl").exists()
