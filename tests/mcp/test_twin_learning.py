@@ -64,8 +64,8 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     run("-m", "gecko.twin", "learn", str(kits / "ohno.json"), "--captures", str(base / "cap.jsonl"),
         "-o", str(learned / "ohno_learned.json"), env=env)
     write_document(_graph_twin(), learned / "graph.json")
-    with gecko_server([kits, learned], workers=1, state_dir=base / "state", env=env,
-                      log_path=base / "server.log") as url:
+    with gecko_server([kits, learned], workers=1, state_dir=base / "state", env=env, log_path=base / "server.log",
+                      extra=["--allow-upstream", "memory"]) as url:
         yield {"url": url, "ohno": ohno, "memory": memory, "base": base,
                "captures": [json.loads(line) for line in (base / "cap.jsonl").read_text().splitlines()]}
 
@@ -157,6 +157,19 @@ async def test_not_found_in_the_is_error_convention(twins):
         assert not (await mcp.call_tool("open_node", {"node_id": node})).isError
         missing = await mcp.call_tool("open_node", {"node_id": "n-404"})
         assert missing.isError and missing.content[0].text == "Node n-404 does not exist"
+
+
+async def test_a_hybrid_session_is_a_capture(twins, tmp_path):
+    async with http_session(f"{twins['url']}/mcp/memory?mode=hybrid") as (mcp, session_id):
+        assert not (await mcp.call_tool("search_nodes", {"query": "x"})).isError
+        assert (await mcp.call_tool("open_nodes", {"names": "not-a-list"})).isError  # refused: never sent upstream
+        assert not (await mcp.call_tool("create_entities", {"entities": []})).isError  # simulated: not captured
+    out = tmp_path / "session.jsonl"
+    run("-m", "gecko.twin", "capture", "--gecko", twins["url"], "--session", session_id,
+        "--toolkit", str(twins["base"] / "toolkits" / "memory.json"), "-o", str(out), env=npm_env())
+    captures = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(c["tool"], c["outcome"]) for c in captures] == [("search_nodes", "ok")]
+    assert set(captures[0]["result"]) == {"entities", "relations"}
 
 
 def test_capture_reports_a_server_that_does_not_start(tmp_path: Path) -> None:
