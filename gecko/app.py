@@ -54,7 +54,8 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     """Toolkits (loaded now unless given), engines, store and runner of one worker; the store opens in `serving`."""
     if registry is None:
         registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                                 cache_dir=settings.state_dir, strict_validation=settings.strict_validation,
+                                 cache_dir=settings.toolkit_cache_dir, strict_validation=settings.strict_validation,
+                                 strict=settings.strict_documents, warn=False,
                                  max_nodes=settings.max_toolkit_nodes)
     engines = build_engines(settings, registry)
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,

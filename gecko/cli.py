@@ -21,8 +21,9 @@ from multiprocessing.connection import Connection
 from pydantic import ValidationError
 
 from gecko.pipeline.engines import build_engines
+from gecko.pipeline.synthesize.check import Unanswerable, unanswerable_tools
 from gecko.sessions.store import open_store
-from gecko.toolkits.loader import load_toolkits
+from gecko.toolkits.loader import known_documents, load_toolkits
 from gecko.workers import check_address, serve
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings
@@ -76,13 +77,31 @@ async def _check_store(settings: Settings) -> None:
         await store.close()
 
 
-def _load(settings: Settings) -> tuple[int, int]:
-    """Load and compile every toolkit and build the role engines, as a worker will; (toolkits, tools)."""
+def _progress(message: str) -> None:
+    """A start-up progress line on stderr (a long load is never silent)."""
+    print(f"gecko: {message}", file=sys.stderr, flush=True)
+
+
+def _load(settings: Settings, answers: bool = False) -> tuple[int, int, list[Unanswerable]]:
+    """Load and compile every toolkit and build the role engines, as a worker will; (toolkits, tools, and with
+    `answers` the tools whose response cannot be synthesized). When every document loaded before under this Gecko
+    (the toolkit cache), only the engines are built: the serving workers compile the toolkits anyway."""
+    if not answers:
+        known = known_documents(settings.schemas_dirs, cache_dir=settings.toolkit_cache_dir,
+                                strict_validation=settings.strict_validation, strict=settings.strict_documents,
+                                max_nodes=settings.max_toolkit_nodes)
+        if known is not None:
+            for fault in known[2]:
+                log.warning("%s", fault)
+            _progress(f"{known[0]} toolkit(s) known from the toolkit cache: the workers load them")
+            build_engines(settings)
+            return known[0], known[1], []
     registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
-                             cache_dir=settings.state_dir, strict_validation=settings.strict_validation,
+                             cache_dir=settings.toolkit_cache_dir, strict_validation=settings.strict_validation,
+                             strict=settings.strict_documents, progress=_progress,
                              max_nodes=settings.max_toolkit_nodes)
     build_engines(settings, registry)
-    return len(registry.toolkits), registry.tool_count
+    return len(registry.toolkits), registry.tool_count, unanswerable_tools(registry) if answers else []
 
 
 def _send_load(settings: Settings, sender: Connection) -> None:
@@ -92,7 +111,7 @@ def _send_load(settings: Settings, sender: Connection) -> None:
         sender.send(("error", str(exc)))
 
 
-def _load_in_child(settings: Settings) -> tuple[int, int]:
+def _load_in_child(settings: Settings) -> tuple[int, int, list[Unanswerable]]:
     """`_load` in a forked child before serving: the serving processes load their own toolkits, so the check's copy
     (hundreds of MiB with a large pool, which Python would not hand back) never stays resident in the master.
 
@@ -138,13 +157,20 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             return EXIT_CONFIG
     started = time.perf_counter()
     try:
-        toolkits, tools = _load(settings) if args.check else _load_in_child(settings)
+        toolkits, tools, unanswerable = _load(settings, answers=True) if args.check else _load_in_child(settings)
     except Exception as exc:  # noqa: BLE001 - every start-up problem becomes one readable line, exit 2
         print(f"gecko: cannot start: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     log.info("loaded %d toolkits (%d tools) in %.2fs", toolkits, tools, time.perf_counter() - started)
     if args.check:
-        print(f"ok: {toolkits} toolkits, {tools} tools, {time.perf_counter() - started:.2f}s")
+        for tool in unanswerable:
+            print(f"gecko: {tool.tool} cannot answer: {tool.problem}", file=sys.stderr)
+        if unanswerable:
+            print(f"gecko: check failed: {len(unanswerable)} of {tools} tools can never answer (no response valid for "
+                  "their schema can be synthesized); fix their response schemas", file=sys.stderr)
+            return EXIT_CONFIG
+        print(f"ok: {toolkits} toolkits, {tools} tools, every response synthesized, "
+              f"{time.perf_counter() - started:.2f}s")
         return 0
     try:
         asyncio.run(_check_store(settings))

@@ -41,7 +41,7 @@ def make_client(tmp_path: Path):
         from gecko.app import create_app
 
         values = {"schemas_dirs": [TOOLKITS_DIR], "workers": 1, "store": "memory", "state_dir": tmp_path,
-                  "search_cache_dir": tmp_path / "search-cache"}
+                  "search_cache_dir": tmp_path / "search-cache", "toolkit_cache_dir": tmp_path / "toolkit-cache"}
         values.update(overrides)
         client = TestClient(create_app(Settings(**values)), base_url="http://127.0.0.1")  # a host Gecko answers
         client.__enter__()

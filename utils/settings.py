@@ -139,6 +139,11 @@ class Settings(BaseSettings):
     """Log and skip documents that fail validation instead of refusing to start."""
     strict_validation: bool = False
     """Run openapi-spec-validator on every document, however large; by default documents over 300 operations get the fast check."""
+    toolkit_cache_dir: Annotated[Path, Flag(doc_default="`$XDG_CACHE_HOME/gecko/toolkits` or `~/.cache/gecko/toolkits`")] = Field(
+        default_factory=lambda: default_cache_dir() / "toolkits")
+    """Where documents that passed validation are remembered, by a hash of the file and the Gecko version: a warm start skips validation (the slow part of a cold one). Shared by every server and state dir of the user."""
+    strict_documents: Annotated[bool, Flag("--strict")] = False
+    """Refuse a document for any fault. By default faults whose meaning is unambiguous are repaired with one warning each (a mistyped `example`/`default` dropped, a repeated enum value or parameter removed) and an operation that cannot be simulated is left out, not the document."""
     host: str = "127.0.0.1"
     """Bind address. Loopback by default; set 0.0.0.0 deliberately to expose the server."""
     allowed_hosts: Annotated[list[str], NoDecode, Flag(doc_default="loopback names only")] = Field(default_factory=list)

@@ -7,11 +7,11 @@ import contextlib
 import tempfile
 from pathlib import Path
 
+from benchmarks.runner.autostart import start_gecko
 from benchmarks.runner.options import AUTO_GECKO, RunOptions
 from benchmarks.runner.protocol import LocalGecko
 from inference.gecko import GeckoClient
 from utils.llm import LLMClient, create_client
-from utils.procs import gecko_server
 
 
 class RunContext:
@@ -36,19 +36,19 @@ class RunContext:
         self.gecko_url = options.gecko_url
 
     def start_local_gecko(self, local: LocalGecko | None) -> None:
-        """Start the run's own Gecko when `--gecko-url auto` (blocks until it is healthy).
+        """Start the run's own Gecko when `--gecko-url auto` (blocks until it is healthy, printing its progress).
 
         Raises:
             ValueError: `auto` was asked for a benchmark that cannot start its own Gecko.
+            PreflightError: it did not start (one line: why, and what to do).
         """
         if self.gecko_url != AUTO_GECKO or self._gecko is not None:
             return
         if local is None:
             raise ValueError("--gecko-url auto is not supported by this benchmark; give Gecko's URL")
         state = Path(self._servers.enter_context(tempfile.TemporaryDirectory(prefix="gecko-run-")))
-        self.gecko_url = self._servers.enter_context(gecko_server(
-            list(local.schemas_dirs), workers=local.workers, state_dir=state, extra=list(local.server_args),
-            log_path=state / "server.log"))
+        self.gecko_url = start_gecko(self._servers, list(local.schemas_dirs), workers=local.workers, state_dir=state,
+                                     server_args=list(local.server_args))
 
     def gecko(self, *, timeout_s: float | None = None) -> GeckoClient:
         """The run's Gecko client (built on first call with `timeout_s`, if given)."""

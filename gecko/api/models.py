@@ -237,6 +237,8 @@ class ToolPublic(BaseModel):
     """One tool in `GET /toolkits`."""
 
     name: str
+    call_name: str
+    """The name `POST /{toolkit}/{name}` takes: the operationId, or its alias when that is not one URL segment."""
     original_name: str
     method: str
     path: str
@@ -324,13 +326,15 @@ class ToolHitPublic(BaseModel):
 
     toolkit: str
     name: str
+    call_name: str
+    """The name `POST /{toolkit}/{name}` takes (`issues/create` → `issues_create`)."""
     original_name: str
     app: str
     source: str
     access: str
     summary: str
     call: str
-    """The route that calls the tool, e.g. `POST /{toolkit}/{operationId}`."""
+    """The route that calls the tool: `POST /{toolkit}/{call_name}`."""
     score: float
 
 

@@ -75,7 +75,7 @@ def gecko_openapi(app: FastAPI, ctx: GeckoContext) -> dict[str, Any]:
     _name_the_toolkits(schemas, sorted(ctx.registry.toolkits))
     for toolkit in ctx.registry.toolkits.values():
         for operation in toolkit.operations.values():
-            path = f"/{operation.toolkit}/{operation.operation_id}"
+            path = f"/{operation.toolkit}/{operation.call_name}"
             doc["paths"].setdefault(path, {}).setdefault("post", _tool_operation(operation, schemas))
             own = f"/{operation.toolkit}{operation.path}"
             doc["paths"].setdefault(own, {}).setdefault(operation.method.lower(), _route_operation(operation, schemas))

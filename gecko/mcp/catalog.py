@@ -181,7 +181,7 @@ class McpCatalog:
 
 def _own_name(operation: Operation) -> str:
     original = operation.original_name
-    return original if MCP_NAME_RE.match(original) else mcp_name(operation.operation_id)
+    return original if MCP_NAME_RE.match(original) else mcp_name(operation.call_name)
 
 
 def _unique(pairs: Iterable[tuple[str, Operation]]) -> list[McpTool]:

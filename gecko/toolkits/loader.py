@@ -6,6 +6,8 @@ import functools
 import logging
 import os
 import re
+import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -25,7 +27,9 @@ from gecko.toolkits.guards import (
     bounded_response,
     check_document,
 )
+from gecko.toolkits.lenient import Fault, derived_operation_id, repair_document
 from gecko.toolkits.model import BODY_KEY, BodyMode, Operation, Parameter, Toolkit
+from gecko.toolkits.names import aliases
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.resources import infer_world
 from gecko.toolkits.schemas import (
@@ -36,6 +40,7 @@ from gecko.toolkits.schemas import (
 )
 from gecko.toolkits.validation_cache import ValidationCache
 from gecko.upstream.spec import UPSTREAM_KEY, parse_upstream
+from utils.jsonutil import json_pointer
 from utils.schema.formats import FORMAT_CHECKER
 from utils.schema.patterns import SafeValidator
 from utils.schema.refs import SchemaRefError
@@ -46,6 +51,9 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 DOC_SUFFIXES = (".json", ".yaml", ".yml")
 PARALLEL_VALIDATION_MIN = 24
 FULL_VALIDATION_MAX_OPERATIONS = 300
+PROGRESS_EVERY_S = 2.0
+"""Least seconds between two progress lines of a long load."""
+Progress = Callable[[str], None]
 POOL_LABELS_KEY = "x-gecko-pool"
 """`info.x-gecko-pool`: labels of a toolkit of the open-world pool (app, source, origin), shown by tool search."""
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -154,26 +162,75 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _validate_all(sources: list[_Source], cache: ValidationCache, strict: bool) -> dict[Path, str]:
+def _validate_all(sources: list[_Source], cache: ValidationCache, strict: bool, progress: Progress) -> dict[Path, str]:
+    """Validate the documents the cache does not know; (path → problem) of those that fail."""
     pending = [s for s in sources if not cache.known_valid(s.key)]
     problems: dict[Path, str] = {}
+    if not pending:
+        return problems
+    progress(f"validating {len(pending)} document(s) not seen before ({len(sources) - len(pending)} known valid)")
     check = partial(spec_errors, strict=strict)
-    if len(pending) >= PARALLEL_VALIDATION_MIN and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 2, 8)) as pool:
-            results = list(pool.map(check, [s.doc for s in pending], chunksize=16))
-    else:
-        results = [check(s.doc) for s in pending]
-    for source, problem in zip(pending, results):
-        if problem:
-            problems[source.path] = problem
-        else:
-            cache.remember(source.key)
+    pool = (ProcessPoolExecutor(max_workers=min(os.cpu_count() or 2, 8))
+            if len(pending) >= PARALLEL_VALIDATION_MIN and (os.cpu_count() or 1) > 1 else None)
+    try:
+        results = pool.map(check, [s.doc for s in pending], chunksize=16) if pool else map(check, (s.doc for s in pending))
+        said = time.monotonic()
+        for done, (source, problem) in enumerate(zip(pending, results), 1):
+            if problem:
+                problems[source.path] = problem
+            if time.monotonic() - said >= PROGRESS_EVERY_S:
+                progress(f"validated {done} of {len(pending)} document(s)")
+                said = time.monotonic()
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return problems
+
+
+def _repair(source: _Source, cache: ValidationCache) -> list[Fault]:
+    """Lenient loading's repairs of one document; skipped for a document that loaded before with nothing to repair."""
+    known = cache.known(source.key)
+    return [] if known is not None and not known.faults else repair_document(source.doc)
+
+
+def _cache(cache_dir: Path | None, strict_validation: bool, strict: bool, max_nodes: int) -> ValidationCache:
+    mode = ("strict" if strict_validation else "auto") + ("" if strict else "-lenient") + f"-nodes{max_nodes}"
+    return ValidationCache(cache_dir, mode)
+
+
+def known_documents(dirs: list[Path], *, cache_dir: Path | None, strict_validation: bool = False,
+                    strict: bool = False, max_nodes: int = DEFAULT_MAX_NODES) -> tuple[int, int, list[str]] | None:
+    """(toolkits, tools, the faults repaired) when every document of `dirs` loaded before under this Gecko (the
+    toolkit cache says so), else None. A warm start's check needs no compile: the serving workers compile anyway.
+
+    Raises:
+        ToolkitLoadError: a directory does not exist.
+    """
+    cache = _cache(cache_dir, strict_validation, strict, max_nodes)
+    names: set[str] = set()
+    tools = 0
+    faults: list[str] = []
+    for directory in dirs:
+        for path in list_documents(Path(directory)):
+            known = cache.known(cache.key(path.read_bytes()))
+            if known is None:
+                return None
+            if path.stem not in names:
+                names.add(path.stem)
+                tools += known.tools
+                faults.extend(f"{path}: {fault}" for fault in known.faults)
+    return len(names), tools, faults
+
+
+def _quiet(message: str) -> None:
+    """The default progress report: the log at debug level."""
+    log.debug("%s", message)
 
 
 def load_toolkits(
     dirs: list[Path], *, skip_invalid: bool = False, cache_dir: Path | None = None, validate: bool = True,
-    strict_validation: bool = False, max_nodes: int = DEFAULT_MAX_NODES,
+    strict_validation: bool = False, strict: bool = False, warn: bool = True, progress: Progress = _quiet,
+    max_nodes: int = DEFAULT_MAX_NODES,
 ) -> ToolkitRegistry:
     """Load every toolkit of `dirs` (priority order) into a registry.
 
@@ -186,11 +243,16 @@ def load_toolkits(
         max_nodes: most JSON values a document may expand to, YAML aliases counted each time they are used; a
             document over it, with a reference outside itself or with a route's name is refused unread
             (`gecko.toolkits.guards`).
+        strict: refuse a document for any fault (`--strict`); by default the faults whose meaning is unambiguous
+            are repaired and an operation that cannot be simulated is left out (`gecko.toolkits.lenient`).
+        warn: log each repaired fault once, with its JSON pointer (the serving workers load quietly: the
+            start-up check in the parent has said it).
+        progress: called with a line now and then while a long load goes on (start-up prints them).
 
     Raises:
         ToolkitLoadError: a missing directory, or an invalid document when `skip_invalid` is false.
     """
-    cache = ValidationCache(cache_dir, "strict" if strict_validation else "auto")
+    cache = _cache(cache_dir, strict_validation, strict, max_nodes)
     sources: list[_Source] = []
     failures: list[str] = []
     for directory in dirs:
@@ -204,16 +266,29 @@ def load_toolkits(
                 failures.append(str(exc))
             except DocumentRefused as exc:
                 failures.append(f"{path}: {exc}")
-    problems = _validate_all(sources, cache, strict_validation) if validate else {}
+    progress(f"loading {len(sources)} document(s) from {len(dirs)} director{'y' if len(dirs) == 1 else 'ies'}")
+    faults = {} if strict else {source.path: _repair(source, cache) for source in sources}
+    problems = _validate_all(sources, cache, strict_validation, progress) if validate else {}
     failures.extend(f"{path}: invalid OpenAPI document: {problem}" for path, problem in problems.items())
     registry = ToolkitRegistry()
-    for source in sources:
+    said = time.monotonic()
+    for done, source in enumerate(sources, 1):
+        if time.monotonic() - said >= PROGRESS_EVERY_S:
+            progress(f"compiled {done - 1} of {len(sources)} toolkit(s)")
+            said = time.monotonic()
         if source.path in problems:
             continue
         try:
-            registry.add(build_toolkit(source.path, source.doc))
+            toolkit = build_toolkit(source.path, source.doc, faults.get(source.path))
+            registry.add(toolkit)
+            if validate and cache.known(source.key) is None:
+                cache.remember(source.key, len(toolkit.operations), [str(f) for f in faults.get(source.path, [])])
         except (ToolkitLoadError, SchemaRefError, InvalidSchemaError, ValueError) as exc:
             failures.append(f"{source.path}: {exc}")
+    if warn:
+        for path, found in faults.items():
+            for fault in found:
+                log.warning("%s: %s", path, fault)
     if failures:
         if not skip_invalid:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
@@ -221,6 +296,24 @@ def load_toolkits(
         for failure in failures:
             log.warning("skipped toolkit: %s", failure)
     return registry
+
+
+def load_document(path: Path, data: bytes, *, strict: bool = False) -> tuple[Toolkit, list[Fault]]:
+    """One document as `load_toolkits` loads it (fast validation for large ones): the toolkit and the faults
+    repaired or left out on the way (none when `strict`).
+
+    Raises:
+        ToolkitLoadError: the document cannot be used (the message says why).
+    """
+    doc = parse_document(path, data)
+    faults = [] if strict else repair_document(doc)
+    problem = spec_errors(doc, strict=False)
+    if problem:
+        raise ToolkitLoadError(f"invalid OpenAPI document: {problem}")
+    try:
+        return build_toolkit(path, doc, None if strict else faults), faults
+    except (SchemaRefError, InvalidSchemaError, ValueError, RecursionError) as exc:
+        raise ToolkitLoadError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _media_schema(content: Any) -> tuple[bool, Any]:
@@ -246,8 +339,7 @@ def _response_schema(doc: dict[str, Any], responses: Any, status: str = r"2(\d\d
     return True, schema if has else None
 
 
-def _operation_id(method: str, path: str) -> str:
-    return f"{method}_" + (re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_") or "root")
+_operation_id = derived_operation_id
 
 
 def _is_plain_object(schema: Any) -> TypeGuard[dict[str, Any]]:
@@ -321,8 +413,20 @@ def _compile(schema: Any, where: str) -> Validator:
     return SafeValidator(schema, format_checker=FORMAT_CHECKER)
 
 
-def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
-    """Compile one parsed document into a Toolkit."""
+def build_toolkit(path: Path, doc: dict[str, Any], faults: list[Fault] | None = None) -> Toolkit:
+    """Compile one parsed document into a Toolkit.
+
+    Args:
+        path: the document's file (its stem names the toolkit).
+        doc: the parsed document.
+        faults: lenient loading (see `gecko.toolkits.lenient`): an operation that cannot be compiled is left out and
+            reported here, as are parameters declared twice and undeclared path variables (declared as strings).
+            None (strict): the first problem raises.
+
+    Raises:
+        ToolkitLoadError: strict, a duplicate operationId; lenient, no operation could be compiled.
+        SchemaRefError, InvalidSchemaError, ValueError: strict, an operation that cannot be compiled.
+    """
     openapi_30 = str(doc.get("openapi", "")).startswith("3.0")
     preparer = SchemaPreparer(doc, openapi_30)
     info = doc.get("info") or {}
@@ -340,55 +444,70 @@ def build_toolkit(path: Path, doc: dict[str, Any]) -> Toolkit:
             op_id = str(op.get("operationId") or _operation_id(method, route))
             if op_id in operations:
                 raise ToolkitLoadError(f"duplicate operationId {op_id!r}")
-            declared = {(p.get("name"), p.get("in")): p for p in shared if isinstance(p, dict)}
-            for raw in op.get("parameters", []):
-                p = resolve_object(doc, raw)
-                if isinstance(p, dict):
-                    declared[(p.get("name"), p.get("in"))] = p
-            params = []
-            for (p_name, p_in), p in declared.items():
-                if p_in not in ("path", "query", "header", "cookie") or not p_name:
-                    continue
-                schema = p.get("schema")
-                if schema is None:
-                    schema = _media_schema(p.get("content"))[1] or {}
-                params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"), preparer.prepare(schema)))
-            body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
-            has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
-            args_schema, mode = _args_schema(
-                params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
-            )
-            args_schema = _hoist_defs(args_schema)
-            raw_response = _response_schema(doc, op.get("responses"))[1]
-            response_schema = preparer.prepare(raw_response) if raw_response is not None else None
-            response_schema = bounded_response(response_schema, f"{path}: {op_id}")
-            not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
-            not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
-            not_found_schema = bounded_response(not_found_schema, f"{path}: {op_id} (404)")
-            if response_schema is True or response_schema == {}:
-                response_schema = {}
-            original = str(op.get("x-gecko-original-name") or op_id)
-            operations[op_id] = Operation(
-                toolkit=name,
-                operation_id=op_id,
-                method=method,
-                path=route,
-                access=operation_access(op, method, original),
-                summary=str(op.get("summary") or ""),
-                description=str(op.get("description") or op.get("summary") or ""),
-                original_name=original,
-                parameters=tuple(params),
-                body_mode=mode,
-                body_required=bool(body_obj and body_obj.get("required")),
-                args_schema=args_schema,
-                response_schema=response_schema,
-                args_validator=_compile(args_schema, f"{op_id} arguments"),
-                response_validator=(_compile(response_schema, f"{op_id} response")
-                                    if response_schema is not None else None),
-                extensions={k: v for k, v in op.items() if k.startswith("x-")},
-                not_found_declared=not_found,
-                not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
-            )
+            try:
+                declared = {(p.get("name"), p.get("in")): p for p in shared if isinstance(p, dict)}
+                for raw in op.get("parameters", []):
+                    p = resolve_object(doc, raw)
+                    if isinstance(p, dict):
+                        declared[(p.get("name"), p.get("in"))] = p
+                params: list[Parameter] = []
+                for (p_name, p_in), p in declared.items():
+                    if p_in not in ("path", "query", "header", "cookie") or not p_name:
+                        continue
+                    if faults is not None and any(q.name == str(p_name) for q in params):
+                        faults.append(Fault(json_pointer(["paths", route, method]), f"parameter {p_name!r} is "
+                                            f"declared in two places: the {p_in} one is left out"))
+                        continue
+                    schema = p.get("schema")
+                    if schema is None:
+                        schema = _media_schema(p.get("content"))[1] or {}
+                    params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"),
+                                            preparer.prepare(schema)))
+                body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
+                has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
+                args_schema, mode = _args_schema(
+                    params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
+                )
+                args_schema = _hoist_defs(args_schema)
+                raw_response = _response_schema(doc, op.get("responses"))[1]
+                response_schema = preparer.prepare(raw_response) if raw_response is not None else None
+                response_schema = bounded_response(response_schema, f"{path}: {op_id}")
+                not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
+                not_found_schema = preparer.prepare(raw_not_found) if raw_not_found is not None else None
+                not_found_schema = bounded_response(not_found_schema, f"{path}: {op_id} (404)")
+                if response_schema is True or response_schema == {}:
+                    response_schema = {}
+                original = str(op.get("x-gecko-original-name") or op_id)
+                operations[op_id] = Operation(
+                    toolkit=name,
+                    operation_id=op_id,
+                    method=method,
+                    path=route,
+                    access=operation_access(op, method, original),
+                    summary=str(op.get("summary") or ""),
+                    description=str(op.get("description") or op.get("summary") or ""),
+                    original_name=original,
+                    parameters=tuple(params),
+                    body_mode=mode,
+                    body_required=bool(body_obj and body_obj.get("required")),
+                    args_schema=args_schema,
+                    response_schema=response_schema,
+                    args_validator=_compile(args_schema, f"{op_id} arguments"),
+                    response_validator=(_compile(response_schema, f"{op_id} response")
+                                        if response_schema is not None else None),
+                    extensions={k: v for k, v in op.items() if k.startswith("x-")},
+                    not_found_declared=not_found,
+                    not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
+                )
+            except (SchemaRefError, InvalidSchemaError, ValueError, RecursionError) as exc:
+                if faults is None:
+                    raise
+                faults.append(Fault(json_pointer(["paths", route, method]),
+                                    f"operation {op_id!r} cannot be simulated and is left out: {exc}", dropped=True))
+    if faults and not operations and any(f.dropped for f in faults):
+        raise ToolkitLoadError(f"no operation can be simulated; first: {next(f for f in faults if f.dropped)}")
+    for op_id, alias in aliases(operations).items():
+        operations[op_id].alias = alias
     default_state = info.get("x-gecko-default-state", doc.get("x-gecko-default-state"))
     upstream = info.get(UPSTREAM_KEY, doc.get(UPSTREAM_KEY))
     infer_world(name, operations, default_state if isinstance(default_state, dict) else None)

@@ -181,6 +181,9 @@ class Operation:
     """The request body is `application/merge-patch+json` (RFC 7396): a PATCH that is a JSON Merge Patch."""
     world: WorldBinding | None = field(default=None, repr=False)
     """Its place in the world model (set once the whole toolkit is loaded)."""
+    alias: str | None = None
+    """The name it is called by when its operationId is not one (`issues/create` → `issues_create`; see
+    `gecko.toolkits.names`): set once the whole toolkit is loaded."""
 
     def __post_init__(self) -> None:
         self.args_check = FastCheck(self.args_schema, self.args_validator)
@@ -198,6 +201,11 @@ class Operation:
         return self.response_check is None or self.response_check.is_valid(body)
 
     @property
+    def call_name(self) -> str:
+        """What `POST /{toolkit}/{name}`, tool search and the MCP tool list call it: the operationId, or its alias."""
+        return self.alias or self.operation_id
+
+    @property
     def tool_name(self) -> str:
         """Fully qualified name, `toolkit/operationId`."""
         return f"{self.toolkit}/{self.operation_id}"
@@ -206,6 +214,7 @@ class Operation:
         """Summary for `GET /toolkits`."""
         return {
             "name": self.operation_id,
+            "call_name": self.call_name,
             "original_name": self.original_name,
             "method": self.method.upper(),
             "path": self.path,

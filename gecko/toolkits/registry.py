@@ -40,6 +40,8 @@ class ToolkitRegistry:
 
     toolkits: dict[str, Toolkit] = field(default_factory=dict)
     _aliases: dict[str, str] = field(default_factory=dict)
+    _call_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    """toolkit → {alias: operationId} of the operations called by an alias (`gecko.toolkits.names`)."""
 
     def add(self, toolkit: Toolkit) -> None:
         if toolkit.name in self.toolkits:
@@ -47,6 +49,7 @@ class ToolkitRegistry:
                         self.toolkits[toolkit.name].source)
             return
         self.toolkits[toolkit.name] = toolkit
+        self._call_names[toolkit.name] = {op.alias: op.operation_id for op in toolkit.operations.values() if op.alias}
         for alias in toolkit.aliases:
             if alias not in self.toolkits:
                 self._aliases.setdefault(alias, toolkit.name)
@@ -70,9 +73,19 @@ class ToolkitRegistry:
             raise ToolNotFound(f"unknown toolkit {toolkit_name!r}", near)
         op = toolkit.operations.get(operation_id)
         if op is None:
-            near = difflib.get_close_matches(operation_id, list(toolkit.operations), n=5, cutoff=0.5)
-            raise ToolNotFound(f"toolkit {toolkit.name!r} has no tool {operation_id!r}", near)
+            op = toolkit.operations.get(self._call_names.get(toolkit.name, {}).get(operation_id, ""))
+        if op is None:
+            raise ToolNotFound(f"toolkit {toolkit.name!r} has no tool {operation_id!r}", self.near(toolkit, operation_id))
         return op
+
+    def near(self, toolkit: Toolkit, name: str) -> list[str]:
+        """The callable names of `toolkit` closest to `name` (an operationId, or a name with `/` in it)."""
+        names = [op.call_name for op in toolkit.operations.values()]
+        by_id = {op.operation_id: op.call_name for op in toolkit.operations.values() if op.alias}
+        if name in by_id:
+            return [by_id[name]]
+        return difflib.get_close_matches(name, names, n=5, cutoff=0.5) or [
+            by_id[i] for i in difflib.get_close_matches(name, list(by_id), n=5, cutoff=0.5)]
 
     def match_path(self, method: str, path: str) -> PathMatch | None:
         """Match `/{toolkit}{doc path}` first, then a bare document path in priority order.

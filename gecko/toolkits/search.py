@@ -87,6 +87,7 @@ class ToolHit:
         return {
             "toolkit": tk.name,
             "name": op.operation_id,
+            "call_name": op.call_name,
             "original_name": op.original_name,
             "app": tk.labels.get("app", tk.name),
             "source": tk.labels.get("source", ""),
@@ -97,15 +98,10 @@ class ToolHit:
         }
 
 
-_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
-
-
 def call_route(toolkit: Toolkit, op: Operation) -> str:
-    """How to call a tool over HTTP: `POST /{toolkit}/{operationId}`, or the document's own route when the
-    operationId is not one URL path segment (GitHub's `issues/create` is `POST /github/repos/{owner}/{repo}/issues`)."""
-    if _SEGMENT.match(op.operation_id):
-        return f"POST /{toolkit.name}/{op.operation_id}"
-    return f"{op.method.upper()} /{toolkit.name}{op.path}"
+    """How to call a tool over HTTP: `POST /{toolkit}/{name}`, its callable name (GitHub's `issues/create` is called
+    `issues_create`: see `gecko.toolkits.names`)."""
+    return f"POST /{toolkit.name}/{op.call_name}"
 
 
 def _first_line(text: str) -> str:

@@ -1,26 +1,52 @@
-"""Remember which document bytes already passed openapi-spec-validator, so restarts skip it.
+"""Remember which documents already loaded, so restarts skip validation (the slow part of a cold start).
 
-A marker file per sha256 of the document (plus the validator version) under the state dir; writing a
-marker is atomic (create-then-rename), so several processes can share the directory.
+A marker file per sha256 of the document's bytes, under a directory named by the Gecko version, the
+validator's version, the loading mode and the loader's own code (`lenient.py`, `loader.py`), so a change of any of
+them starts afresh. A marker is written once the document validated and compiled; it holds the number of tools and
+the repaired faults (`Known`): a clean document then skips the repair pass too, and a start whose documents are all
+known needs no compile in the start-up check (`gecko.cli`). Writing is atomic (create-then-rename), so several
+processes can share the directory.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
-from importlib.metadata import version
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from gecko.toolkits import lenient
 
-def _validator_tag() -> str:
-    return f"osv-{version('openapi-spec-validator')}"
+
+@dataclass(frozen=True)
+class Known:
+    """What a marker says about a document that loaded before."""
+
+    tools: int
+    faults: tuple[str, ...] = ()
+
+
+@functools.cache
+def cache_tag() -> str:
+    """What a verdict depends on besides the document: Gecko, the validator and the repair rules."""
+    try:
+        gecko = version("gecko-gats")
+    except PackageNotFoundError:
+        gecko = "local"
+    code = hashlib.sha256()
+    for module in (lenient.__file__, Path(lenient.__file__).with_name("loader.py")):
+        code.update(Path(module).read_bytes())
+    return f"gecko-{gecko}-osv-{version('openapi-spec-validator')}-code-{code.hexdigest()[:12]}"
 
 
 class ValidationCache:
     """Marker files named by content hash; `None` directory disables caching."""
 
     def __init__(self, directory: Path | None, mode: str = "auto") -> None:
-        self._dir = directory / "validated" / f"{_validator_tag()}-{mode}" if directory else None
+        self._dir = directory / "validated" / f"{cache_tag()}-{mode}" if directory else None
 
     @staticmethod
     def key(data: bytes) -> str:
@@ -29,13 +55,24 @@ class ValidationCache:
     def known_valid(self, key: str) -> bool:
         return self._dir is not None and (self._dir / key).exists()
 
-    def remember(self, key: str) -> None:
+    def known(self, key: str) -> Known | None:
+        """What `remember` stored for a document that loaded, or None when it is not known (or the marker is not
+        one of ours)."""
+        if self._dir is None:
+            return None
+        try:
+            data = json.loads((self._dir / key).read_bytes())
+            return Known(int(data["tools"]), tuple(str(f) for f in data["faults"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def remember(self, key: str, tools: int, faults: list[str]) -> None:
         if self._dir is None:
             return
         try:
             self._dir.mkdir(parents=True, exist_ok=True)
             tmp = self._dir / f".{key}.{os.getpid()}"
-            tmp.touch()
+            tmp.write_text(json.dumps({"tools": tools, "faults": faults}), encoding="utf-8")
             os.replace(tmp, self._dir / key)
         except OSError:
-            pass  # a read-only state dir only costs re-validation next start
+            pass  # a read-only cache dir only costs re-validation next start

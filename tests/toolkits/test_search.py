@@ -63,12 +63,12 @@ def test_ranking_is_deterministic_and_hits_are_public(index):
     assert hit["call"] == f"POST /{hit['toolkit']}/{hit['name']}" and hit["app"] == hit["toolkit"]
 
 
-def test_call_route_falls_back_to_the_document_path(index):
+def test_call_route_uses_the_callable_name(index):
     op = index.search("flight", 1)[0]
     assert call_route(op.toolkit, op.operation).startswith("POST /airline/")
     from dataclasses import replace
-    slashed = replace(op.operation, operation_id="issues/create")
-    assert call_route(op.toolkit, slashed) == f"POST /airline{op.operation.path}"
+    slashed = replace(op.operation, operation_id="issues/create", alias="issues_create")
+    assert call_route(op.toolkit, slashed) == "POST /airline/issues_create"
 
 
 def test_an_empty_registry_answers_nothing(tmp_path: Path):

@@ -119,7 +119,29 @@ async def call_by_operation_id(toolkit: str, operation_id: str, request: Request
 
 @fallback_router.api_route("/{full_path:path}", methods=ALL_METHODS, include_in_schema=False)
 async def call_by_path(full_path: str, request: Request) -> Response:
+    if request.method == "POST":  # `/{toolkit}/{operationId}` for an operationId with `/` in it (`issues/create`)
+        operation = _operation_named(request)
+        if operation is not None:
+            return await call_by_operation_id(operation.toolkit, operation.operation_id, request)
     return await _call_by_path(request)
+
+
+def _operation_named(request: Request) -> Operation | None:
+    toolkit, _, name = request.url.path.strip("/").partition("/")
+    if "/" not in name:
+        return None
+    try:
+        return get_context(request).registry.get(toolkit, name)
+    except ToolNotFound:
+        return None
+
+
+def _suggestions(request: Request) -> list[str]:
+    """For a 404 on `/{toolkit}/{name…}`: the toolkit's callable names nearest to `name`."""
+    registry = get_context(request).registry
+    head, _, rest = request.url.path.strip("/").partition("/")
+    toolkit = registry.toolkit(head)
+    return registry.near(toolkit, rest) if toolkit is not None and rest else []
 
 
 async def _call_by_path(request: Request, fallback: ToolNotFound | None = None) -> Response:
@@ -136,7 +158,7 @@ async def _call_by_path(request: Request, fallback: ToolNotFound | None = None) 
             raise fallback
         if allowed or _operation_at(request) is not None:
             raise _method_not_allowed(request, allowed)
-        raise ToolNotFound(f"no tool or endpoint at {request.method} {request.url.path}", [])
+        raise ToolNotFound(f"no tool or endpoint at {request.method} {request.url.path}", _suggestions(request))
     operation = match.operation
     body = None
     if request.method not in ("GET", "HEAD", "DELETE", "OPTIONS") or request.headers.get("content-length"):
