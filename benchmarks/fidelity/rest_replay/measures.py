@@ -9,6 +9,7 @@
 | `invented_fields` | records in Gecko's read and list answers | counts fields its own state's record lacks, and fields the real server's answer lacks |
 | `own_list_vs_state` | each collection at the end of a sequence | Gecko's unfiltered list holds exactly the records of its own state |
 | `page_size_honoured` | lists with the page-size parameter Gecko answered | no more items than asked, and as many as its state holds when unfiltered |
+| `list_agrees_with_real` | lists both sides answered, by the roles of the query parameters given | the same records in the same order (by creation order) |
 | `final_state_exact` | sequences | every record the real server holds, Gecko holds, with the same fields; sent values equal (values the server makes, such as ids, compared by presence) |
 | `outcome_agreement` | calls sent to both sides | ok / not found / rejected agree (by intent: valid, missing id, invalid) |
 
@@ -79,6 +80,7 @@ class Tally:
     no_content: Rate = field(default_factory=Rate)
     no_content_real: Rate = field(default_factory=Rate)
     own_list_vs_state: Rate = field(default_factory=Rate)
+    list_agrees: dict[str, Rate] = field(default_factory=dict)
     page_size_honoured: Rate = field(default_factory=Rate)
     page_size_agrees_real: Rate = field(default_factory=Rate)
     final_state_exact: Rate = field(default_factory=Rate)
@@ -127,6 +129,8 @@ class Tally:
             self._invented(res, call, real, gecko, records, real_side, gecko_side)
         if call.kind == "list" and gecko.outcome == "ok":
             self._page_size(res, call, real, gecko, records)
+            if real is not None and real.outcome == "ok":
+                self._list_agrees(res, call, real, gecko, real_side, gecko_side)
 
     def _status(self, res: Resource, call: Call, answer: Answer, rates: dict[str, Rate], side: str) -> None:
         operation = res.operations()[call.kind]
@@ -172,6 +176,21 @@ class Tally:
                 self.invented["compared_with_real"] += 1
                 self.invented["fields_vs_real"] += len(set(item) - set(twin))
 
+    def _list_agrees(self, res: Resource, call: Call, real: Answer, gecko: Answer, real_side: Side,
+                     gecko_side: Side) -> None:
+        """The same records in the same order, by the list's query parameter roles (`plain`: none)."""
+        assert res.listing is not None
+        roles = sorted({p.role for p in res.listing.params if p.name in call.query}) or ["plain"]
+        rate = self.list_agrees.setdefault("+".join(roles), Rate())
+
+        def order(side: Side, answer: Answer) -> list[int | None]:
+            return [side.index_of(res.name, i.get(res.id_field)) if isinstance(i, Mapping) else None
+                    for i in _items(answer.body) or []]
+
+        mine, theirs = order(gecko_side, gecko), order(real_side, real)
+        if not rate.add(mine == theirs):
+            self.example("list_vs_real", f"{res.name} {dict(gecko.query)}: gecko #{mine}, real #{theirs}")
+
     def _page_size(self, res: Resource, call: Call, real: Answer | None, gecko: Answer,
                    records: Mapping[str, Any]) -> None:
         assert res.listing is not None
@@ -188,7 +207,10 @@ class Tally:
         if not self.page_size_honoured.add(ok):
             self.example("page_size", f"{res.name} {dict(call.query)}: {len(items)} items, state holds {len(records)}")
         if real is not None and real.outcome == "ok":
-            self.page_size_agrees_real.add(len(items) == len(_items(real.body) or []))
+            theirs = _items(real.body) or []
+            if not self.page_size_agrees_real.add(len(items) == len(theirs)):
+                self.example("page_size_vs_real", f"{res.name} {dict(gecko.query)}: gecko {len(items)} items, real "
+                             f"{len(theirs)} ({dict(real.query)})")
 
     def public(self) -> dict[str, Any]:
         """The figures as JSON."""
@@ -205,6 +227,7 @@ class Tally:
                 if self.own_list_vs_state.n else None, "n": self.own_list_vs_state.n},
             "page_size_honoured": self.page_size_honoured.public(),
             "page_size_agrees_with_real": self.page_size_agrees_real.public(),
+            "list_agrees_with_real": {k: v.public() for k, v in sorted(self.list_agrees.items())},
             "final_state_exact": self.final_state_exact.public(),
             "outcome_agreement": {k: v.public() for k, v in self.outcome.items()},
             "gecko_rejects_invalid_only_gecko_saw": self.gecko_rejects_invalid.public(),
