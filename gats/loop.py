@@ -166,7 +166,7 @@ async def run_turn(
         attempts.append(attempt)
         if should_stop(attempt) or attempt.status in INFRASTRUCTURE_STATUSES:
             break
-        feedback = build_feedback(attempt, prompt)
+        feedback = build_feedback(attempt, prompt, config.feedback_chars)
     best = best_attempt(attempts)
     status = turn_status(attempts, best)
     return TurnResult(status, tuple(attempts), None if status == "untested" else best, objectives, checklist_error,

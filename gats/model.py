@@ -48,6 +48,9 @@ class GatsConfig:
     keep_sessions: bool = True
     """Keep the attempts' forks and the turn-start session in Gecko (they expire with Gecko's session TTL), so the
     viewer can show each attempt's calls, verdict and feedback; False deletes them once judged."""
+    feedback_chars: int | None = None
+    """Most characters of calls in the retry feedback (calls beyond are left out, rejected ones last): set from the
+    agent model's context window when its endpoint says (`inference.agents.ContextBudget`); None: every call."""
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -63,7 +63,8 @@ from benchmarks.runner.faults import (
 from benchmarks.runner.gecko_check import check_gecko
 from gats import GatsConfig
 from gats.turns import TurnAgents
-from inference.agents import Agent
+from inference.agents import Agent, ContextBudget
+from inference.agents.backends import context_budget
 from inference.agents.noise import DEFAULT_ERROR_RATE
 from inference.gecko import GeckoClient, HealthInfo
 from utils.llm import LLMClient
@@ -144,6 +145,8 @@ class _Bfcl:
         self._client: GeckoClient | None = None
         """The run's Gecko client (set by `preflight`)."""
         self._agents: Callable[[Any], Any] | None = None
+        self._budget: ContextBudget | None = None
+        """The planner's context budget (its endpoint's window; found by the preflight probe)."""
         """The function that gives each task its agent(s) (set by `preflight`)."""
 
     @classmethod
@@ -215,8 +218,10 @@ class _Bfcl:
         return {} if is_scripted(self.settings.model) else {"planner": self.settings.model}
 
     def gats_config(self) -> GatsConfig:
-        """GATS settings of every task."""
-        return self.settings.gats()
+        """GATS settings of every task; the retry feedback fits the planner's context window when its endpoint said
+        how large it is (preflight)."""
+        config = self.settings.gats()
+        return config if self._budget is None else replace(config, feedback_chars=self._budget.feedback_chars)
 
     def select(self) -> list[WorkItem]:
         """The selected tasks of every category, category by category (ids of other categories are ignored
@@ -312,7 +317,9 @@ class _Bfcl:
         toolkits, check, start = self._gecko_checks(items)
         self._client = context.gecko()
         health = await check_gecko(self._client, toolkits, start, check)
-        self._agents = self.agents_for(self.settings.agents(), None if is_scripted(self.settings.model) else context.llm())
+        llm = None if is_scripted(self.settings.model) else context.llm()
+        self._agents = self.agents_for(self.settings.agents(), llm)
+        self._budget = None if llm is None else context_budget(llm, self.settings.model, self.settings.max_tokens)
         self._labels = {"run": context.run_name}
         roles = {role: info.model_dump() for role, info in health.roles.items()}
         return {"gecko": {"version": health.version, "roles": roles, "store": health.store,

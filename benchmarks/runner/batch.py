@@ -19,6 +19,7 @@ import logging
 import time
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from benchmarks.runner.checkpoint import LEDGER_FILE, Ledger, LedgerEntry, resumable_done
@@ -88,6 +89,20 @@ async def _probe_models(models: Mapping[str, str], context: RunContext) -> list[
         log.info("preflight: model %s (%s) answered in %.2f s%s", report.model, ", ".join(report.roles),
                  report.latency_s, f"; tool calling: {report.tools}" if report.tools else "")
     return [report.public() for report in reports]
+
+
+def _within_slots(options: RunOptions, probes: Sequence[Mapping[str, Any]]) -> RunOptions:
+    """`options` with no more workers than the run's models serve requests at once (a one-slot llama.cpp server
+    answers one request at a time: more tasks at once only queue, and time out, behind each other)."""
+    limits = [(probe["slots"], probe["model"]) for probe in probes if probe.get("slots")]
+    if not limits:
+        return options
+    slots, model = min(limits)
+    if slots >= options.workers:
+        return options
+    log.warning("model %s serves %d request(s) at a time (its /props): running %d task(s) at once instead of %d",
+                model, slots, slots, options.workers)
+    return replace(options, workers=slots)
 
 
 class _Run:
@@ -180,6 +195,7 @@ async def run_benchmark(benchmark: Benchmark, options: RunOptions, *, gecko: Gec
         models = benchmark.models()
         _check_models(models, benchmark.offline_models)
         probes = await _probe_models(models, context) if options.probe_models else []
+        options = _within_slots(options, probes)
         if benchmark.needs_gecko:
             context.start_local_gecko(benchmark.local_gecko())
         environment = dict(await benchmark.preflight(items, context))

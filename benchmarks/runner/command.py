@@ -118,7 +118,10 @@ def _add_run_arguments(parser: argparse.ArgumentParser, command: BenchmarkComman
     gecko.add_argument("--gecko-api-key-file", type=Path, default=None, metavar="PATH",
                        help="file whose first line is the key of a Gecko that requires one (default: GECKO_API_KEY)")
     gecko.add_argument("--gecko-api-key", dest="api_key", action=RefuseSecret, help=argparse.SUPPRESS)
-    llm = parser.add_argument_group("LLM reply cache")
+    llm = parser.add_argument_group("LLM")
+    llm.add_argument("--llm-timeout", type=float, default=settings.llm_timeout_s, metavar="SECONDS",
+                     help="seconds each LLM request of the run's agents may take before it is retried (default "
+                          f"{settings.llm_timeout_s:g}: GECKO_LLM_TIMEOUT_S); a slow local model needs more")
     cache = llm.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", action="store_true", help="do not use the LLM reply cache")
     cache.add_argument("--llm-cache", type=Path, help="SQLite file of the cache (default: <state dir>/llm_cache.db)")
@@ -147,7 +150,8 @@ def options_from_args(args: argparse.Namespace, settings: Settings) -> RunOption
     cache = None if off else (args.llm_cache or settings.llm_cache_path or settings.state_dir / "llm_cache.db")
     return RunOptions(output_dir=args.output_dir, resume=args.resume, workers=args.workers, gecko_url=args.gecko_url,
                       gecko_api_key=key, llm_cache=cache, stop_after_untested=args.stop_after_untested,
-                      debug=args.debug, verbose=args.verbose, progress=not args.no_progress)
+                      debug=args.debug, verbose=args.verbose, progress=not args.no_progress,
+                      llm_timeout_s=args.llm_timeout)
 
 
 def given_flags(parser: argparse.ArgumentParser, argv: Sequence[str] | None, parsed: argparse.Namespace) -> set[str]:

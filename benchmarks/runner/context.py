@@ -11,7 +11,7 @@ from benchmarks.runner.autostart import start_gecko
 from benchmarks.runner.options import AUTO_GECKO, RunOptions
 from benchmarks.runner.protocol import LocalGecko
 from inference.gecko import GeckoClient
-from utils.llm import LLMClient, create_client
+from utils.llm import ClientConfig, LLMClient, create_client
 
 
 class RunContext:
@@ -67,7 +67,8 @@ class RunContext:
             return self._llm
         if self._own_llm is None:
             cache = self.options.llm_cache
-            self._own_llm = create_client(cache_path=cache, cache_enabled=cache is not None)
+            timeout = self.options.llm_timeout_s or ClientConfig.timeout_s
+            self._own_llm = create_client(cache_path=cache, cache_enabled=cache is not None, timeout_s=timeout)
         return self._own_llm
 
     async def aclose(self) -> None:

@@ -38,12 +38,16 @@ class RunOptions:
     """A progress bar on stderr."""
     probe_models: bool = True
     """Preflight: one tiny real request per configured model (tests that script the LLM client turn it off)."""
+    llm_timeout_s: float | None = None
+    """Seconds per LLM request of the run's agents (`--llm-timeout`); None: the LLM client's default."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1 (got {self.workers})")
         if self.stop_after_untested < 0:
             raise ValueError(f"stop_after_untested must be 0 (off) or more (got {self.stop_after_untested})")
+        if self.llm_timeout_s is not None and self.llm_timeout_s <= 0:
+            raise ValueError(f"--llm-timeout must be more than 0 seconds (got {self.llm_timeout_s})")
 
     def public(self) -> dict[str, Any]:
         """JSON form for `config.json` (no secrets)."""
@@ -52,5 +56,5 @@ class RunOptions:
             "workers": self.workers, "gecko_url": self.gecko_url, "gecko_api_key": bool(self.gecko_api_key),
             "llm_cache": None if self.llm_cache is None else str(self.llm_cache),
             "stop_after_untested": self.stop_after_untested, "debug": self.debug, "verbose": self.verbose,
-            "progress": self.progress, "probe_models": self.probe_models,
+            "progress": self.progress, "probe_models": self.probe_models, "llm_timeout_s": self.llm_timeout_s,
         }

@@ -195,8 +195,8 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-TABLE_LEGEND = ("done before: scored by an earlier run of this directory (not run again); done now: scored by this "
-                "run; run score: mean over this run's done tasks; score: mean over every done task")
+TABLE_LEGEND = ("done before = scored by an earlier run of this directory (not run again); done now = scored by this "
+                "run; run score = mean over this run's done tasks; score = mean over every done task")
 """The line under the end-of-run table that says what its columns count."""
 
 

@@ -2,6 +2,7 @@
 
 from inference.agents.base import (
     Agent,
+    AgentContextFullError,
     AgentError,
     AgentInfrastructureError,
     AgentRequest,
@@ -11,6 +12,7 @@ from inference.agents.base import (
     RetryFeedback,
     StopReason,
 )
+from inference.agents.budget import ContextBudget
 from inference.agents.discovery import Discovery, GeckoToolSearch, ToolSearch, ToolSearchError
 from inference.agents.llm import LLMPlannerModel, PlannerModel, PlannerReply
 from inference.agents.noise import NOISE_KINDS, SCHEMA_KINDS, Corruption, NoiseKind, plan_corruptions
@@ -40,7 +42,7 @@ from inference.agents.select_execute import (
 
 __all__ = [
     "DEFAULT_MAX_STEPS", "NOISE_KINDS", "NOISY_NAME", "ORACLE_NAME", "SCHEMA_KINDS", "Agent", "AgentError",
-    "AgentInfrastructureError", "AgentRequest", "AgentRequestError", "AgentRun", "AgentStep", "Corruption",
+    "AgentContextFullError", "ContextBudget", "AgentInfrastructureError", "AgentRequest", "AgentRequestError", "AgentRun", "AgentStep", "Corruption",
     "LLMPlannerModel", "NoiseKind", "PlannerAgent", "PlannerModel", "PlannerReply", "RetryFeedback",
     "ScriptedCall", "ScriptedNoisyAgent", "ScriptedOracleAgent", "StopReason", "load_system_prompt",
     "plan_corruptions", "PLANNER_ACTOR_NAME", "SCRIPTED_PLANNER_ACTOR_NAME", "SCRIPTED_SELECT_EXECUTE_NAME",

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from inference.agents.base import Agent
+from inference.agents.budget import ContextBudget
 from inference.agents.llm import LLMPlannerModel
 from inference.agents.planner import DEFAULT_MAX_STEPS, PlannerAgent
 from utils.llm import LLMClient, Prompt
+from utils.roles import PLANNER
 
 AgentBackend = Literal["planner", "camel"]
 AGENT_BACKENDS: tuple[AgentBackend, ...] = ("planner", "camel")
@@ -37,11 +39,21 @@ class PlannerSpec:
     """Output cap of each completion (None: the planner role's default)."""
 
 
+def context_budget(llm: LLMClient, model: str, max_tokens: int | None = None) -> ContextBudget | None:
+    """What an attempt of `model` may spend of its context window, when its endpoint said how large it is (the
+    runners probe it before any task: `LLMClient.probe`); None when it is not known."""
+    context = llm.spec(model).context_tokens
+    if context is None:
+        return None
+    return ContextBudget(context, llm.output_cap(PLANNER.name, max_tokens))
+
+
 def _builtin(spec: PlannerSpec, llm: LLMClient | None) -> Agent:
     if llm is None:
         raise ValueError(f"model {spec.model!r} needs an LLM client")
     return PlannerAgent(LLMPlannerModel(llm, spec.model, temperature=spec.temperature, max_tokens=spec.max_tokens),
-                        system_prompt=spec.system_prompt, max_steps=spec.max_steps)
+                        system_prompt=spec.system_prompt, max_steps=spec.max_steps,
+                        budget=context_budget(llm, spec.model, spec.max_tokens))
 
 
 def _camel(spec: PlannerSpec, llm: LLMClient | None) -> Agent:

@@ -19,7 +19,9 @@ from typing import Any, Literal, Protocol
 
 from inference.tools.execution import CallRecord, ToolExecutor
 
-StopReason = Literal["answer", "max_steps"]
+StopReason = Literal["answer", "max_steps", "max_calls", "context_full"]
+"""Why a run ended: a final answer, the step limit, the call limit of an attempt, or a full context window (the
+conversation the model built no longer fits: the attempt ends there and is judged on what it did)."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,24 @@ class AgentInfrastructureError(AgentError):
 
 
 class AgentRequestError(AgentError):
-    """The model provider refused the request (e.g. a context too long): not the agent's answer, "untested"."""
+    """The model provider refused the request as malformed: not the agent's answer, "untested"."""
 
     kind = "request"
+
+
+class AgentContextFullError(AgentRequestError):
+    """The conversation no longer fits the model's context window. An agent that grows the conversation itself (the
+    planner) ends its run there with `context_full`: the attempt is its own, judged on what it did, never
+    "untested"; an agent that does not catch it is untested as before.
+
+    Attributes:
+        usage: The usage records of the refused request (it was sent, and may have been paid).
+    """
+
+    def __init__(self, message: str, partial: AgentRun | None = None,
+                 usage: tuple[dict[str, Any], ...] = ()) -> None:
+        super().__init__(message, partial)
+        self.usage = usage
 
 
 class Agent(Protocol):

@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from inference.agents.base import AgentInfrastructureError, AgentRequestError
+from inference.agents.base import AgentContextFullError, AgentInfrastructureError, AgentRequestError
 from inference.tools.execution import ToolCallRequest
-from utils.llm import LLMClient, LLMError, LLMInfrastructureError, LLMUsageError
+from utils.llm import LLMClient, LLMContextOverflowError, LLMError, LLMInfrastructureError, LLMUsageError
 from utils.roles import PLANNER
 
 PLANNER_ROLE = PLANNER.name
@@ -38,6 +38,7 @@ class PlannerModel(Protocol):
 
         Raises:
             AgentInfrastructureError: The service failed after retries.
+            AgentContextFullError: The messages do not fit the model's context window.
             AgentRequestError: The provider refused the request.
         """
         ...
@@ -70,6 +71,8 @@ class LLMPlannerModel:
                                             temperature=self.temperature, max_tokens=self.max_tokens, usage=usage)
         except LLMInfrastructureError as exc:
             raise AgentInfrastructureError(f"planner model {self.name}: {exc}") from exc
+        except LLMContextOverflowError as exc:
+            raise AgentContextFullError(f"planner model {self.name}: {exc}", usage=tuple(usage)) from exc
         except LLMUsageError as exc:
             raise AgentRequestError(f"planner model {self.name}: {exc}") from exc
         except LLMError as exc:

@@ -166,5 +166,5 @@ def test_the_table_totals_each_arm_apart_and_says_what_its_columns_count(tmp_pat
     assert rows["total, with faults"][-3:] == ["1", "0.5000", "0.3333"]
     header = format_table(summary).splitlines()[0]
     assert "done before" in header and "done now" in header and "skipped" not in header
-    assert TABLE_LEGEND in format_table(summary) and "done before: scored by an earlier run" in TABLE_LEGEND
+    assert TABLE_LEGEND in format_table(summary) and "done before = scored by an earlier run" in TABLE_LEGEND
     assert summary.arms["with faults"].done == 2 and summary.total.done + summary.total.skipped == 7

@@ -27,6 +27,7 @@ from utils.llm.env import ENV_VARS, env_example, load_env
 from utils.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
+    LLMContextOverflowError,
     LLMError,
     LLMInfrastructureError,
     LLMOutputError,
@@ -59,7 +60,7 @@ from utils.llm.usage import ROLES, UsageAggregator, UsageRecord, UsageTotals
 __all__ = [
     "ENV_VARS", "ROLES", "Capabilities", "ChatResult", "ChatTransport", "ClientConfig", "HttpBackend", "LLMAuthError",
     "LLMCache",
-    "LLMClient", "LLMConnectionError", "LLMError", "LLMInfrastructureError", "LLMOutputError", "LLMParseError",
+    "LLMClient", "LLMConnectionError", "LLMContextOverflowError", "LLMError", "LLMInfrastructureError", "LLMOutputError", "LLMParseError",
     "LLMRateLimitError", "LLMRequestError", "LLMSchemaError", "LLMServerError", "LLMTimeoutError", "LLMUsageError",
     "MissingAPIKeyError", "ModelProbeError", "ModelSpec", "OpenAITransport", "Price", "ProbeReport", "Prompt",
     "RawHTTPTransport", "RawReply", "RetryDecision", "RetryPolicy", "StructuredResult", "LLMToolCall", "ToolSupport",

@@ -109,6 +109,11 @@ class ModelSpec:
     """Capability → where its value comes from: `alias table`, `declared`, `assumed`, `probed: <how>`."""
     probe_error: str | None = None
     """Why the last probe could not tell (the assumed values stand meanwhile)."""
+    context_tokens: int | None = None
+    """The endpoint's context window in tokens, when it says (llama.cpp's `/props`); None: not known."""
+    slots: int | None = None
+    """How many requests the endpoint serves at once, when it says (llama.cpp's `/props` `total_slots`); the client
+    sends it no more at a time. None: not known."""
 
     @property
     def needs_probe(self) -> bool:

@@ -171,7 +171,7 @@ class LLMClient:
         self._env = os.environ if env is None else env
         self._sleep = sleep
         self._rng = rng or random.Random()
-        self._usage_sink = usage_sink
+        self._usage_sinks: list[Callable[[UsageRecord], None]] = [usage_sink] if usage_sink is not None else []
         self.usage_totals = UsageAggregator()
         self._specs: dict[str, ModelSpec] = {}
         self._probed: set[str] = set()
@@ -213,13 +213,18 @@ class LLMClient:
 
             spec = await probe_capabilities(self, spec)
             self._specs[spec.name] = spec
+            if spec.slots is not None:  # requests from now on keep to the endpoint's slots
+                self._limits.pop(spec.endpoint, None)
             if spec.probe_error is None:
                 self._probed.add(spec.name)
             return spec
 
     def _limit(self, spec: ModelSpec) -> asyncio.Semaphore:
+        """Requests in flight to one endpoint: at most `max_concurrency`, and no more than its slots (a one-slot
+        llama.cpp server queues the rest, and a request that times out there is retried behind the one it left)."""
         if spec.endpoint not in self._limits:
-            self._limits[spec.endpoint] = asyncio.Semaphore(self.config.max_concurrency)
+            self._limits[spec.endpoint] = asyncio.Semaphore(min(self.config.max_concurrency,
+                                                                spec.slots or self.config.max_concurrency))
         return self._limits[spec.endpoint]
 
     def output_cap(self, role: str, max_tokens: int | None = None) -> int:
@@ -289,8 +294,8 @@ class LLMClient:
         if usage is not None:
             usage.append(dict(record))
         self.usage_totals.add(record)
-        if self._usage_sink is not None:
-            self._usage_sink(record)
+        for sink in self._usage_sinks:
+            sink(record)
 
     async def _send(
         self, spec: ModelSpec, request: dict[str, Any], *, role: str, prompt_version: str, purpose: str,
@@ -564,6 +569,10 @@ class LLMClient:
             check=check, temperature=temperature, max_tokens=max_tokens, prompt_version=prompt_version,
             usage=usage, use_cache=use_cache, deadline_s=deadline_s,
         )
+
+    def add_usage_sink(self, sink: Callable[[UsageRecord], None]) -> None:
+        """Also send every usage record to `sink` (e.g. the server's Prometheus counters)."""
+        self._usage_sinks.append(sink)
 
     async def aclose(self) -> None:
         """Close the transport (and keep the cache, which the owner closes)."""

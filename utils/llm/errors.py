@@ -6,6 +6,7 @@ LLMError
 │   ├── UnknownModelError      a model name that is not in the alias table
 │   ├── MissingAPIKeyError     the model's key variable is not set
 │   └── LLMRequestError        the provider refused the request as malformed (400, 404, 422)
+│       └── LLMContextOverflowError  the prompt does not fit the model's context (the caller's prompt, not the service)
 ├── LLMOutputError             the model answered, but the answer is unusable (bad output)
 │   ├── LLMParseError          no JSON could be read from the reply
 │   └── LLMSchemaError         JSON that still violates the schema after the repair round
@@ -61,6 +62,22 @@ class LLMRequestError(LLMUsageError):
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class LLMContextOverflowError(LLMRequestError):
+    """The prompt (with room for the reply) does not fit the model's context window (llama.cpp's
+    `exceed_context_size_error`, OpenAI's `context_length_exceeded`): the caller made the prompt too long, so the work
+    that made it is judged on what it did (an agent's attempt ends there), never counted as infrastructure."""
+
+
+_OVERFLOW_MARKERS = ("exceed_context_size", "exceeds the available context size", "context_length_exceeded",
+                     "maximum context length", "context window")
+
+
+def is_context_overflow(message: str) -> bool:
+    """Whether a provider's error message says the prompt does not fit the model's context."""
+    lowered = message.lower()
+    return any(marker in lowered for marker in _OVERFLOW_MARKERS)
 
 
 class LLMOutputError(LLMError):

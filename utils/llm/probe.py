@@ -2,7 +2,8 @@
 
 ```
 probe_capabilities(client, spec)   GET <root>/props (llama.cpp: chat-template caps; the server constrains
-                                   json_schema) → else one 1-token request with a json_schema response format
+                                   json_schema; its context window and slots) → else one 1-token request with a
+                                   json_schema response format
 check_tool_support(client, model)  capability facts (alias table, declaration, /props) → else one request that
                                    forces a call of a probe tool and must come back with a tool call
 probe_models(client, models)       the runners' preflight: per distinct model (each judge of a panel once), its
@@ -112,6 +113,7 @@ async def probe_capabilities(client: LLMClient, spec: ModelSpec, *, timeout_s: f
     found: dict[str, bool] = {}
     sources: dict[str, str] = {}
     props = await fetch_props(spec, spec.api_key(client.env), min(timeout_s, PROPS_TIMEOUT_S))
+    context, slots = endpoint_limits(props) if props is not None else (spec.context_tokens, spec.slots)
     if props is not None:
         caps = props.get("chat_template_caps") or {}
         if "tools" not in spec.declared and "supports_tools" in caps:
@@ -131,7 +133,17 @@ async def probe_capabilities(client: LLMClient, spec: ModelSpec, *, timeout_s: f
         except LLMInfrastructureError as exc:
             error = f"json_schema not probed, the endpoint did not answer: {_short(exc)}"
     return replace(spec, capabilities=replace(spec.capabilities, **found),
-                   capability_sources=tuple(sources.items()), probe_error=error)
+                   capability_sources=tuple(sources.items()), probe_error=error, context_tokens=context, slots=slots)
+
+
+def endpoint_limits(props: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """The context window (`default_generation_settings.n_ctx`) and the slots (`total_slots`) of a llama.cpp
+    server's `/props` (None where it does not say)."""
+    settings = props.get("default_generation_settings")
+    context = settings.get("n_ctx") if isinstance(settings, Mapping) else None
+    slots = props.get("total_slots")
+    return (context if isinstance(context, int) and context > 0 else None,
+            slots if isinstance(slots, int) and slots > 0 else None)
 
 
 @dataclass(frozen=True)
@@ -202,11 +214,16 @@ class ProbeReport:
     served_model: str | None
     """The model name the endpoint reported."""
     latency_s: float
+    context_tokens: int | None = None
+    """The endpoint's context window, when it says (`ModelSpec.context_tokens`)."""
+    slots: int | None = None
+    """How many requests the endpoint serves at once, when it says (`ModelSpec.slots`)."""
 
     def public(self) -> dict[str, Any]:
         """JSON form."""
         return {"model": self.model, "roles": list(self.roles), "capabilities": asdict(self.capabilities),
-                "tools": self.tools, "served_model": self.served_model, "latency_s": round(self.latency_s, 3)}
+                "tools": self.tools, "served_model": self.served_model, "latency_s": round(self.latency_s, 3),
+                "context_tokens": self.context_tokens, "slots": self.slots}
 
 
 async def probe_models(client: LLMClient, models: Mapping[str, str], *, timeout_s: float = PREFLIGHT_TIMEOUT_S
@@ -254,7 +271,9 @@ async def _probe_model(client: LLMClient, name: str, roles: tuple[str, ...], tim
             reply = await _ask(client, spec, "tools" if uses_tools else "plain", timeout_s=timeout_s)
     except (LLMRequestError, LLMInfrastructureError) as exc:
         raise ModelProbeError(_describe(name, roles, uses_tools, spec.endpoint, exc)) from exc
-    return ProbeReport(name, roles, client.spec(name).capabilities, how, reply.model, time.perf_counter() - started)
+    probed = client.spec(name)
+    return ProbeReport(name, roles, probed.capabilities, how, reply.model, time.perf_counter() - started,
+                       probed.context_tokens, probed.slots)
 
 
 def _describe(name: str, roles: tuple[str, ...], tools: bool, endpoint: str, exc: LLMError) -> str:
@@ -279,4 +298,4 @@ def _short(exc: Exception, limit: int = 160) -> str:
 
 
 __all__ = ["PREFLIGHT_TIMEOUT_S", "PROBE_TIMEOUT_S", "ModelProbeError", "ProbeReport", "ToolSupport",
-           "check_tool_support", "fetch_props", "probe_capabilities", "probe_models", "props_url"]
+           "check_tool_support", "endpoint_limits", "fetch_props", "probe_capabilities", "probe_models", "props_url"]

@@ -21,12 +21,14 @@ from typing import Literal, TypeVar
 from utils.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
+    LLMContextOverflowError,
     LLMError,
     LLMInfrastructureError,
     LLMRateLimitError,
     LLMRequestError,
     LLMServerError,
     LLMTimeoutError,
+    is_context_overflow,
 )
 
 log = logging.getLogger("utils.llm")
@@ -110,6 +112,8 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
 
 
 def _status_decision(status: int, message: str, headers: Mapping[str, str] | None, code: str | None) -> RetryDecision:
+    if status in (400, 413, 500) and is_context_overflow(f"{message} {code or ''}"):  # retrying cannot make it fit
+        return RetryDecision.no("request", f"{message} ({code})" if code and code not in message else message, status)
     if status == 429:
         if code == "insufficient_quota":
             return RetryDecision.no("rate_limit", f"quota exhausted: {message}", status)
@@ -190,6 +194,8 @@ def to_llm_error(exc: BaseException, decision: RetryDecision, attempts: int) -> 
     if isinstance(exc, LLMError):
         return exc
     if decision.kind in ("request", "other"):
+        if decision.kind == "request" and is_context_overflow(decision.message or str(exc)):
+            return LLMContextOverflowError(decision.message or str(exc), decision.status)
         return LLMRequestError(decision.message or str(exc), decision.status)
     suffix = f" (after {attempts} attempt{'s' if attempts != 1 else ''})"
     return _ERRORS[decision.kind](f"{decision.kind}: {decision.message}{suffix}", attempts)
