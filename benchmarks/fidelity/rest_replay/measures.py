@@ -180,7 +180,7 @@ class Tally:
                      gecko_side: Side) -> None:
         """The same records in the same order, by the list's query parameter roles (`plain`: none)."""
         assert res.listing is not None
-        roles = sorted({p.role for p in res.listing.params if p.name in call.query}) or ["plain"]
+        roles: list[str] = sorted({p.role for p in res.listing.params if p.name in call.query}) or ["plain"]
         rate = self.list_agrees.setdefault("+".join(roles), Rate())
 
         def order(side: Side, answer: Answer) -> list[int | None]:
