@@ -29,6 +29,7 @@ from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import JudgeFailure
 from gecko.sessions.model import SessionBusy, SessionNotFound, StateUnreadable, VersionConflict, VersionGone
 from gecko.sessions.store import open_store
+from gecko.telemetry import GeckoMetrics, TelemetryMiddleware
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
 from gecko.toolkits.search import SearchUnavailable, ToolIndex
@@ -61,11 +62,14 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     store = open_store(settings.store, sqlite_path=settings.sqlite_path(), ttl=settings.session_ttl,
                        history_limit=settings.history_limit, max_versions=settings.max_versions,
                        checkpoint_every=settings.checkpoint_every, pool_size=settings.redis_max_connections)
-    faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None)
+    metrics = GeckoMetrics()
+    if engines.llm_client is not None:
+        engines.llm_client.add_usage_sink(metrics.llm_usage)
+    faults = FaultPolicies(load_policy(settings.faults) if settings.faults else None, on_injection=metrics.fault_injected)
     upstreams = UpstreamPool(registry, settings.upstream_timeout_s, frozenset(settings.allow_upstream))
     runner = CallRunner(store, engines, upstreams=upstreams, faults=faults)
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(
-        registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir))
+        registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir), metrics)
 
 
 @contextlib.asynccontextmanager
@@ -120,6 +124,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
     # outermost: a request for another host name (DNS rebinding) reaches nothing, not even the key check
     app.add_middleware(HostCheckMiddleware, allowed=accepted_hosts(settings.host, settings.allowed_hosts))
+    app.add_middleware(TelemetryMiddleware, metrics=ctx.metrics)  # around everything: every answer has an id, counted
     return app
 
 
@@ -161,6 +166,7 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
 
     async def _store_unavailable(request: Request, exc: Exception) -> Response:
         log.warning("session store unavailable on %s %s: %s", request.method, request.url.path, exc)
+        request.app.state.gecko.metrics.store_error()
         return problem_response(503, "Session store unavailable", f"the session store did not answer ({exc}); "
                                 "retry shortly", "store-unavailable", headers={"Retry-After": "1"})
 

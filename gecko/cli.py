@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from gecko.pipeline.engines import build_engines
 from gecko.pipeline.synthesize.check import Unanswerable, unanswerable_tools
 from gecko.sessions.store import open_store
+from gecko.telemetry import configure_logging
 from gecko.toolkits.loader import known_documents, load_toolkits
 from gecko.workers import check_address, serve
 from utils.settings import Settings
@@ -146,8 +147,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"gecko: invalid configuration: {_one_line(exc)}", file=sys.stderr)
         return EXIT_CONFIG
     os.umask(settings.file_mask())  # before anything creates a file (session DB, caches)
-    logging.basicConfig(level=logging.INFO if settings.log_level == "trace" else settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging("info" if settings.log_level == "trace" else settings.log_level, settings.log_format)
     if not args.check:
         try:
             check_address(settings.host, settings.port)

@@ -17,16 +17,20 @@ import gc
 import inspect
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from fastapi import FastAPI
 
 from gecko.serving import HTTP_PROTOCOL, GeckoConfig
+from gecko.telemetry import configure_logging, prepare_multiprocess
 from utils.settings import ENV_PREFIX, Settings
 
 log = logging.getLogger("gecko")
@@ -56,8 +60,7 @@ class WorkerApp:
     def __call__(self) -> FastAPI:
         from gecko.app import create_app
 
-        level = self.settings.log_level.upper() if self.settings.log_level != "trace" else "DEBUG"
-        logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        configure_logging(self.settings.log_level, self.settings.log_format)
         if self.watch_parent:
             exit_with_parent()
         app = create_app(self.settings)
@@ -126,11 +129,15 @@ def serve(settings: Settings) -> None:
 
     forget_secrets()
     several = settings.workers > 1
+    metrics_dir = Path(tempfile.mkdtemp(prefix="gecko-metrics-")) if several else None
+    if metrics_dir is not None:  # before any worker exists: each writes its samples there, /metrics sums them
+        prepare_multiprocess(metrics_dir)
     config = GeckoConfig(WorkerApp(settings, watch_parent=several), factory=True, host=settings.host,
                          port=settings.port, workers=settings.workers, log_level=settings.log_level,
                          access_log=False, http=HTTP_PROTOCOL, request_read_timeout=settings.request_read_timeout,
                          timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
-                         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
+                         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+                         **({"log_config": None} if settings.log_format == "json" else {}))
     server = Server(config)
     try:
         if several:
@@ -143,3 +150,6 @@ def serve(settings: Settings) -> None:
             server.run()
     except KeyboardInterrupt:
         pass
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)

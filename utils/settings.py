@@ -191,6 +191,8 @@ class Settings(BaseSettings):
     """File-creation mask of the server and the runners: `077` makes the files they create (session DB, caches, results) 0600 and their directories 0700; `022` makes them readable by others."""
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
     """Log level of the server and uvicorn."""
+    log_format: Literal["text", "json"] = "text"
+    """Log lines as text, or one JSON object per line (time, level, logger, message, pid, and `request_id` while serving a request: the id echoed in the `X-Request-ID` response header)."""
     llm_cache: Annotated[bool, Flag("--no-cache")] = True
     """Content-addressed cache of LLM replies (temperature 0 only: a repeated run costs nothing and returns identical results); `--no-cache` turns it off."""
     llm_cache_path: Annotated[Path | None, Flag(doc_default="`<state dir>/llm_cache.db`")] = None

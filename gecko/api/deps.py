@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request, Response
@@ -20,6 +20,7 @@ from gecko.api.problems import ProblemError, bad_request
 from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import Engines
 from gecko.sessions.store import SessionStore
+from gecko.telemetry.metrics import GeckoMetrics
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.search import ToolIndex
 from utils.jsonlimits import JsonLimitExceeded, JsonValueRejected, LimitName, parse_json
@@ -50,6 +51,8 @@ class GeckoContext:
     version: str
     search: ToolIndex
     """Tool retrieval over every loaded tool (`GET /tools/search`, the MCP tool `search_tools`)."""
+    metrics: GeckoMetrics = field(default_factory=GeckoMetrics)
+    """The worker's Prometheus metrics (`GET /metrics` sums every worker's)."""
 
 
 def get_context(request: Request) -> GeckoContext:

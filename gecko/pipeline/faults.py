@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,10 +71,13 @@ class FaultPolicies:
 
     Args:
         default: the server-wide policy (`--faults`), for sessions without their own; None: none.
+        on_injection: called with (level, kind) for every injection (the server's metrics).
     """
 
-    def __init__(self, default: FaultPolicy | None) -> None:
+    def __init__(self, default: FaultPolicy | None,
+                 on_injection: Callable[[str, str], None] | None = None) -> None:
         self.default = default
+        self._on_injection = on_injection
         self._parsed: dict[str, FaultPolicy] = {}
         self._last: tuple[Any, FaultPolicy | None] | None = None
         self.injected: Counter[tuple[str, str]] = Counter()
@@ -120,6 +123,8 @@ class FaultPolicies:
         injection = decide(policy, state, facts)
         if injection is not None:
             self.injected[(injection.level, injection.kind)] += 1
+            if self._on_injection is not None:
+                self._on_injection(injection.level, injection.kind)
             if injection.kind == "stale_read" and earlier is not None:
                 injection = injection.with_params(from_version=earlier.mark)
         return FaultStep(injection, state, dict(record.config), earlier)

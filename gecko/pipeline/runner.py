@@ -33,6 +33,7 @@ from gecko.pipeline.validate.syntactic import Violation, validate_arguments
 from gecko.pipeline.world import call_seed
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
+from gecko.telemetry.logs import current_request_id
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.errors import UpstreamError
@@ -170,6 +171,9 @@ class CallRunner:
             outcome, commit, pending = await self._run_locked(hold, record, operation, arguments, syntactic_ms)
             if message is not None and commit.history is not None:
                 commit.history["message"] = message
+            request_id = current_request_id()
+            if request_id is not None and commit.history is not None:
+                commit.history["request_id"] = request_id  # the HTTP request's X-Request-ID (and its log lines')
             if pending is not None:
                 outcome.state_version, outcome.state_pending = record.version + 1, True
                 task = asyncio.create_task(self._finish_deferred(hold, record, commit, pending))
@@ -196,6 +200,9 @@ class CallRunner:
         }
         if message is not None:
             entry["message"] = message
+        request_id = current_request_id()
+        if request_id is not None:
+            entry["request_id"] = request_id
         recording = asyncio.create_task(self._record_rejection(session_id, operation, entry))
         done, _ = await asyncio.wait({recording}, timeout=REJECTION_WAIT_S)
         if recording in done:

@@ -176,7 +176,7 @@ def test_server_wide_policy_applies_to_sessions_without_their_own(make_client):
     assert client.get(f"/sessions/{off}/faults").json()["policy"] is None
     assert all(client.post("/notes/list_notes", headers=h_off).status_code == 200 for _ in range(3))
     metrics = client.get("/metrics").text
-    assert 'gecko_faults_injected_total{level="tool",kind="rate_limit"} 2' in metrics
+    assert 'gecko_faults_injected_total{kind="rate_limit",level="tool"} 2.0' in metrics
     with pytest.raises(ValidationError, match="no fault policy file"):
         Settings(faults="no-such-profile")
 

@@ -11,7 +11,7 @@ from fastapi.responses import PlainTextResponse
 from gecko.api.deps import ContextDep
 from gecko.api.models import HealthPublic
 from gecko.api.security import AUTHORIZED_STATE
-from gecko.pipeline.engines import llm_metrics_text, role_endpoints
+from gecko.pipeline.engines import role_endpoints
 from utils.roles import SERVER_ROLES
 
 router = APIRouter(tags=["health"])
@@ -50,13 +50,20 @@ async def health(request: Request, ctx: ContextDep) -> dict:
 
 @router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(ctx: ContextDep) -> str:
-    """Prometheus text format (this worker's view, plus store-wide session count)."""
+    """Prometheus text format: the counters and histograms of every worker summed (`gecko.telemetry.metrics`), and
+    the gauges every worker sees alike (sessions in the store, tools loaded). A store that does not answer leaves
+    out `gecko_sessions` and counts a store error: the scrape itself still answers, when it matters most."""
+    try:
+        sessions: int | None = await ctx.store.count()
+    except ctx.store.unavailable_errors:
+        sessions = None
+        ctx.metrics.store_error()
     lines = [
-        "# HELP gecko_sessions Live sessions in the store.",
-        "# TYPE gecko_sessions gauge",
-        f"gecko_sessions {await ctx.store.count()}",
         "# HELP gecko_tools Tools loaded.",
         "# TYPE gecko_tools gauge",
         f"gecko_tools {ctx.registry.tool_count}",
     ]
-    return "\n".join(lines) + "\n" + ctx.runner.faults.prometheus() + llm_metrics_text(ctx.engines)
+    if sessions is not None:
+        lines += ["# HELP gecko_sessions Live sessions in the store.", "# TYPE gecko_sessions gauge",
+                  f"gecko_sessions {sessions}"]
+    return "\n".join(lines) + "\n" + ctx.metrics.render().decode()
