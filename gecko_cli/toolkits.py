@@ -33,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rebuild the BFCL toolkits even when up to date")
     args = parser.parse_args(argv)
     if not BFCL_BUILD.exists():
-        print(f"error: {BFCL_BUILD} is missing: building the BFCL toolkits needs a source checkout", file=sys.stderr)
+        print(f"error: {BFCL_BUILD} is missing: building the BFCL toolkits needs a source checkout; an installed "
+              "Gecko reads them from GECKO_DATA_DIR (a data directory where `make toolkits` built them)", file=sys.stderr)
         return 1
     command = [sys.executable, str(BFCL_BUILD), *(["--force"] if args.force else [])]
     if subprocess.run(command, cwd=REPO_ROOT, check=False).returncode != 0:  # noqa: S603 - our own script

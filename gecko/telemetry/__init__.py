@@ -4,6 +4,10 @@
   injected, store errors) in prometheus-client's multiprocess mode when the server runs several workers;
 - `logs`: `configure_logging` (`--log-format text|json`), every record of a request carrying its id;
 - `middleware`: `TelemetryMiddleware`, which gives each request its id (`X-Request-ID`, echoed) and counts it.
+
+Not here: OpenTelemetry trace export (GenAI semantic conventions for tool and LLM calls). It needs the SDK and an
+exporter as an extra, spans opened around each pipeline stage and the LLM client, and context carried into the
+deferred state updates; the request id in logs and history covers correlation until then.
 """
 
 from gecko.telemetry.logs import configure_logging, current_request_id
