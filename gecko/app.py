@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from gecko.api.deps import GeckoContext
-from gecko.api.docs_pages import docs_router
+from gecko.api.docs_pages import docs_router, openapi_router
 from gecko.api.hosts import HostCheckMiddleware, accepted_hosts
 from gecko.api.openapi import gecko_openapi
 from gecko.api.problems import ProblemError, problem_response
@@ -107,12 +107,14 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
             yield
 
     app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None,  # served by openapi_router: built once
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
     app.openapi = lambda: gecko_openapi(app, ctx)  # type: ignore[method-assign]
     # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
     app.router.routes.extend(mcp_routes(mcp))
     # the viewer before the tool route: `POST /ui/login` has the shape of `POST /{toolkit}/{operationId}`
+    app.include_router(openapi_router(app.openapi))
     app.include_router(docs_router("Gecko"))
     for router in (ui.router, tools.router, health.router, search.router, toolkits.router, compat.router,
                    session_views.router, sessions.router, tools.fallback_router):

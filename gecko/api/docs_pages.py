@@ -1,4 +1,8 @@
-"""`/docs` (Swagger UI) and `/redoc`: the viewers of `/openapi.json`, their scripts pinned by version and by hash.
+"""`/openapi.json`, built once, and `/docs` (Swagger UI) and `/redoc`, their scripts pinned by version and by hash.
+
+The document lists every loaded tool (35 MB for 10,000 operations): it is built and serialized once, in a thread,
+on the first request, and every later request gets the same bytes (it was rebuilt per request: 6 s each, with
+`/health` stalled meanwhile).
 
 FastAPI's defaults load `swagger-ui-dist@5` from a CDN: whatever version the CDN serves that day, run with the
 page's origin. Here each file is one exact npm release, and the browser refuses it unless its SHA-384 is the one
@@ -7,10 +11,15 @@ below (Subresource Integrity), computed from the npm registry's tarball of that 
 
 from __future__ import annotations
 
+import asyncio
 import html
+from collections.abc import Callable
+from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
+
+from utils.jsonutil import dumps_compact
 
 CDN = "https://cdn.jsdelivr.net/npm"
 SWAGGER_JS = (f"{CDN}/swagger-ui-dist@5.35.0/swagger-ui-bundle.js",
@@ -48,5 +57,25 @@ def docs_router(title: str, openapi_url: str = "/openapi.json") -> APIRouter:
     @router.get("/redoc", response_class=HTMLResponse)
     async def redoc_page() -> HTMLResponse:
         return HTMLResponse(redoc, headers=_HEADERS)
+
+    return router
+
+
+def openapi_router(build: Callable[[], dict[str, Any]], url: str = "/openapi.json") -> APIRouter:
+    """`GET url`: the document `build()` makes, serialized once (concurrent first requests wait for one build)."""
+    router = APIRouter(include_in_schema=False)
+    built: list[bytes] = []
+    lock = asyncio.Lock()
+
+    async def document() -> bytes:
+        if not built:
+            async with lock:
+                if not built:
+                    built.append(await asyncio.to_thread(lambda: dumps_compact(build()).encode()))
+        return built[0]
+
+    @router.get(url)
+    async def openapi_json() -> Response:
+        return Response(await document(), media_type="application/json")
 
     return router

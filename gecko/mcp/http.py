@@ -28,6 +28,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from gecko.api.deps import LIMIT_FLAGS, SESSION_HEADER, GeckoContext
 from gecko.mcp.catalog import McpCatalogs
+from gecko.mcp.jsonrpc import PARSE_ERROR, unknown_method
 from gecko.mcp.server import McpBinding, build_server
 from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
@@ -49,7 +50,8 @@ def _check_body(body: bytes, limits: JsonLimits) -> tuple[Any, Response | None]:
     """The parsed body, or the refusal of a body over the JSON limits (413) or with an unstorable value (422).
 
     The same limits as the HTTP API's, checked before the SDK parses the body, so no MCP request holds a worker
-    either. A body that is not JSON parses to None: the SDK answers the parse error.
+    either. A body that is not JSON (or holds an integer of more than 4,300 digits, as over HTTP) is a 400 with the
+    JSON-RPC parse error (-32700).
     """
     try:
         return parse_json(body, limits), None
@@ -58,8 +60,8 @@ def _check_body(body: bytes, limits: JsonLimits) -> tuple[Any, Response | None]:
                                          f"({LIMIT_FLAGS[exc.limit]})")
     except JsonValueRejected as exc:
         return None, _jsonrpc_error(422, str(exc))
-    except (ValueError, UnicodeDecodeError):
-        return None, None
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, _jsonrpc_error(400, f"Parse error: {str(exc)[:300]}", PARSE_ERROR)
 
 
 def _is_initialize(message: Any) -> bool:
@@ -108,6 +110,10 @@ class McpHttpEndpoint:
         message, refusal = _check_body(body, self.ctx.settings.json_limits())
         if refusal is not None:
             await refusal(scope, receive, send)
+            return
+        unknown = unknown_method(message)
+        if unknown is not None:
+            await JSONResponse(unknown)(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         mcp_sid, gecko_sid = headers.get(MCP_SESSION_HEADER), headers.get(SESSION_HEADER.lower())

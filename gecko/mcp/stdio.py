@@ -15,20 +15,20 @@ import os
 import sys
 from collections.abc import Sequence
 
-from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from gecko.app import build_context, serving
 from gecko.mcp.catalog import McpCatalogs
 from gecko.mcp.server import McpBinding, build_server
+from gecko.mcp.stdio_transport import bounded_stdio
 from gecko.sessions.service import create_session
 from gecko.toolkits.registry import ToolNotFound
 from gecko.upstream.pool import SESSION_MODES
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings, setting_flags
 
-NOT_ON_STDIO = ("host", "port", "workers", "api_key", "api_key_file", "max_body_bytes", "request_read_timeout")
-"""Settings of the HTTP listener, which a stdio server has none of."""
+NOT_ON_STDIO = ("host", "port", "workers", "api_key", "api_key_file", "request_read_timeout", "allowed_hosts")
+"""Settings of the HTTP listener, which a stdio server has none of (`--max-body-bytes` bounds one stdio line)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,7 +66,7 @@ async def serve(settings: Settings, toolkit: str | None, session: str | None, mo
         server = build_server(lambda: binding, version=ctx.version, instructions=(
             f"Simulated tools (Gecko), session {session}. Arguments are validated against each tool's input "
             "schema; a rejected call returns an error result that lists every problem."))
-        async with stdio_server() as (read, write):
+        async with bounded_stdio(settings.max_body_bytes) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
 

@@ -10,8 +10,12 @@ read-only requests (GET and HEAD) of the viewer and of the session endpoints it 
 from __future__ import annotations
 
 import html
+import time
+from collections import deque
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -21,6 +25,10 @@ from gecko.api.security import UI_COOKIE, key_matches, ui_token
 from gecko.ui import PAGE_TITLE, shell, static_file
 
 MAX_FORM_BYTES = 4096
+LOGIN_FAILURES = 5
+LOGIN_WINDOW_S = 60.0
+"""A client with `LOGIN_FAILURES` wrong keys within `LOGIN_WINDOW_S` seconds gets 429 until the oldest leaves the window
+(per worker: a guesser gets at most 5 tries a minute from each, where it got 513 a second)."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
                                 "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -46,6 +54,32 @@ def _login_page(message: str = "", status: int = 200) -> HTMLResponse:
         "</body></html>", status_code=status, headers=_NO_STORE)
 
 
+class LoginThrottle:
+    """Failed sign-ins per client address in a sliding window."""
+
+    def __init__(self, failures: int = LOGIN_FAILURES, window: float = LOGIN_WINDOW_S) -> None:
+        self._failures = failures
+        self._window = window
+        self._seen: dict[str, deque[float]] = {}
+
+    def wait(self, client: str) -> float:
+        """Seconds `client` must wait before its next try (0: it may try now)."""
+        now = time.monotonic()
+        recent = self._seen.get(client)
+        while recent and now - recent[0] > self._window:
+            recent.popleft()
+        if not recent:
+            self._seen.pop(client, None)
+            return 0.0
+        return self._window - (now - recent[0]) if len(recent) >= self._failures else 0.0
+
+    def failed(self, client: str) -> None:
+        """Record a wrong key from `client` (the table keeps at most 10,000 clients: the oldest go first)."""
+        if client not in self._seen and len(self._seen) >= 10_000:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen.setdefault(client, deque()).append(time.monotonic())
+
+
 async def _static(name: str) -> Response:
     """app.js, app.css and the script's modules."""
     found = static_file(name)
@@ -65,6 +99,7 @@ def viewer_router(api_key_of: Callable[[Request], str], *, mode: str = "live", t
     files and the sign-in form, which checks the key `api_key_of(request)` gives ("" when there is none)."""
     router = APIRouter(prefix="/ui", include_in_schema=False)
     page_html = shell(title, mode=mode)
+    throttles: WeakKeyDictionary[Any, LoginThrottle] = WeakKeyDictionary()  # one per app serving this router
 
     async def page() -> HTMLResponse:
         """The viewer (a single page; the data comes from read-only JSON endpoints)."""
@@ -75,6 +110,13 @@ def viewer_router(api_key_of: Callable[[Request], str], *, mode: str = "live", t
         expected = api_key_of(request)
         if not expected:
             return RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
+        client = request.client.host if request.client else ""
+        throttle = throttles.setdefault(request.app, LoginThrottle())
+        wait = throttle.wait(client)
+        if wait > 0:
+            page = _login_page(f"Too many wrong keys: try again in {int(wait) + 1} seconds.", 429)
+            page.headers["Retry-After"] = str(int(wait) + 1)
+            return page
         raw = b""
         async for chunk in request.stream():
             raw += chunk
@@ -82,6 +124,7 @@ def viewer_router(api_key_of: Callable[[Request], str], *, mode: str = "live", t
                 return _login_page("The form is too large.", 413)
         given = (parse_qs(raw.decode("utf-8", "replace")).get("key") or [""])[0]
         if not key_matches(given, expected):
+            throttle.failed(client)
             return _login_page("That is not this server's API key.", 401)
         response = RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
         response.set_cookie(UI_COOKIE, ui_token(expected), httponly=True, samesite="strict", path="/")
