@@ -83,8 +83,10 @@ def _select(options: FilterOptions, row: Row) -> str | None:
 
 
 def _outcome(options: FilterOptions, row: Row) -> str | None:
-    if row.kind == "dpo":
-        return None if row.success is True else "chosen_not_successful"
+    if row.kind == "dpo":  # the chosen side passed: the official verdict where there is one, and GATS's own
+        chosen = row.episode.attempt(row.attempt)
+        passed = row.success is True and (chosen is None or chosen.success is not False)
+        return None if passed else "chosen_not_successful"
     if row.success is None:
         return None if options.outcome == "all" else "no_verdict"
     if options.outcome == "success" and not row.success:

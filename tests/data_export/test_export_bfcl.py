@@ -142,6 +142,7 @@ def test_pairs_are_gats_corrections_with_gecko_feedback(noisy_run: Path, full: P
         meta = pair["metadata"]
         attempts = {a["index"]: a for a in by_task[meta["task_key"]]["attempts"]}
         assert pair["chosen"] != pair["rejected"] and meta["success"] is True
+        assert attempts[meta["attempt"]]["status"] == "success"  # no call of the chosen side was rejected
         assert meta["feedback"] == attempts[meta["rejected_attempt"] + 1]["feedback"]
         assert meta["rejected_reason"]
 
