@@ -172,3 +172,20 @@ def test_a_model_fills_only_what_no_capture_covers() -> None:
     assert post(doc, "list_tasks")["x-gecko-response-origin"] == "inferred"
     assert post(doc, "get_task")["x-gecko-response-origin"] == "learned", "captured evidence wins"
     assert "result schema (model)" in report.tools["list_tasks"]
+
+
+def test_a_read_by_its_arguments_whatever_its_verb(load_docs: Callable[..., ToolkitRegistry]) -> None:
+    tools = [{"name": "request_planning", "inputSchema": {"type": "object", "properties": {
+                 "title": {"type": "string"}}, "required": ["title"]}},
+             {"name": "open_task_details", "inputSchema": {"type": "object", "properties": {
+                 "taskId": {"type": "string"}}, "required": ["taskId"]}}]
+    before = from_mcp(tools, title="planner")
+    captures = [capture_of("request_planning", {"title": "a"}, ok({"taskId": "task-1f", "status": "planned"})),
+                capture_of("open_task_details", {"taskId": "task-1f"}, ok({"taskId": "task-1f", "title": "a"})),
+                capture_of("request_planning", {"title": "b"}, ok({"taskId": "task-2c", "status": "planned"})),
+                capture_of("open_task_details", {"taskId": "task-2c"}, ok({"taskId": "task-2c", "title": "b"}))]
+    doc, _ = learn_toolkit(before, captures)
+    assert post(doc, "open_task_details")["x-gecko-resource"]["action"] == "read"
+    op = load_docs(planner=doc).get("planner", "open_task_details")
+    assert op.access == "read" and op.world is not None and op.world.resource is not None
+    assert op.world.resource.action == "read" and op.world.resource.id_argument == "taskId"
