@@ -310,7 +310,7 @@ def _learn_tool(op: dict[str, Any], name: str, tool: _ToolFacts, convention: dic
     error_bodies = [c.result for c in tool.calls if c.outcome == "error" and not c.is_error
                     and isinstance(c.result, Mapping)]
     in_band = bool(error_bodies) or (convention is not None and convention["kind"] == "body" and bool(tool.id_arguments))
-    if op.get("x-gecko-response-origin") == "generic" and (oks or in_band):
+    if op.get("x-gecko-response-origin") in ("generic", "learned") and (oks or in_band):
         success = _schema_of(oks) or {"type": "object"}
         schema = {"anyOf": [success, _error_branch(error_bodies)]} if in_band else success
         _set_result(op, schema)

@@ -189,3 +189,14 @@ def test_a_read_by_its_arguments_whatever_its_verb(load_docs: Callable[..., Tool
     op = load_docs(planner=doc).get("planner", "open_task_details")
     assert op.access == "read" and op.world is not None and op.world.resource is not None
     assert op.world.resource.action == "read" and op.world.resource.id_argument == "taskId"
+
+
+def test_learning_again_from_more_captures_replaces_what_was_learned() -> None:
+    first, _ = learn_toolkit(from_mcp(TASK_TOOLS, title="tasks"), task_captures())
+    more = [capture_of("get_task", {"task_id": "task-0a7f"}, ok({"id": "task-0a7f", "title": "t", "status": "todo",
+                                                                 "priority": "P1"}))]
+    again, _ = learn_toolkit(first, task_captures() + more)
+    success, _error = result_schema(again, "get_task")["anyOf"]
+    assert "priority" in success["properties"]
+    assert post(again, "get_task")["x-gecko-learned"]["calls"] == 8
+    assert learn_toolkit(again, task_captures() + more)[0] == again, "learning is deterministic"
