@@ -37,6 +37,7 @@ from gecko.upstream.errors import NoUpstream, UpstreamError
 from gecko.upstream.pool import UpstreamPool
 from utils.faults import load_policy
 from utils.jsonutil import json_pointer
+from utils.ratelog import EveryInterval
 from utils.schema.instance import UnsatisfiableSchema
 from utils.settings import Settings
 
@@ -140,12 +141,16 @@ async def _warm_search(ctx: GeckoContext) -> None:
 
 async def _housekeeping(ctx: GeckoContext) -> None:
     last_purge = 0.0
+    said = EveryInterval(60.0)
     while True:
         try:
             await ctx.store.heartbeat()
             if time.time() - last_purge > ctx.settings.sweep_seconds:
                 last_purge = time.time()
                 await ctx.store.purge_expired()
+        except ctx.store.unavailable_errors as exc:
+            if said.due() is not None:
+                log.warning("session store housekeeping failed: %s", exc)
         except Exception:  # noqa: BLE001 - housekeeping must survive a transient store error
             log.exception("session store housekeeping failed")
         await asyncio.sleep(HEARTBEAT_SECONDS)
@@ -166,8 +171,13 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
         hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
         return problem_response(404, "Unknown tool", f"{exc}{hint}", "unknown-tool", suggestions=exc.suggestions)
 
+    unavailable_said = EveryInterval(60.0)  # a full disk fails every request: one line a minute, not one each
+
     async def _store_unavailable(request: Request, exc: Exception) -> Response:
-        log.warning("session store unavailable on %s %s: %s", request.method, request.url.path, exc)
+        skipped = unavailable_said.due()
+        if skipped is not None:
+            log.warning("session store unavailable on %s %s: %s%s", request.method, request.url.path, exc,
+                        f" ({skipped} more since the last line)" if skipped else "")
         request.app.state.gecko.metrics.store_error()
         return problem_response(503, "Session store unavailable", f"the session store did not answer ({exc}); "
                                 "retry shortly", "store-unavailable", headers={"Retry-After": "1"})

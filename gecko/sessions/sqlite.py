@@ -71,10 +71,19 @@ def _slot(session_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(session_id.encode(), digest_size=8).digest(), "big") % LOCK_SLOTS
 
 
+class StoreFull(OSError):
+    """The disk under the session file is full: writes fail until space is freed (the API answers 503, retryable)."""
+
+
+def _is_full(exc: sqlite3.OperationalError) -> bool:
+    return exc.sqlite_errorcode == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+
+
 class SqliteStore(SessionStore):
     """Sessions in one SQLite file (WAL, synchronous=NORMAL)."""
 
     backend = "sqlite"
+    unavailable_errors = (StoreFull,)
 
     def __init__(self, path: Path | str, retention: Retention) -> None:
         super().__init__(retention)
@@ -106,7 +115,12 @@ class SqliteStore(SessionStore):
 
     async def _write(self, func: Any, *args: Any) -> Any:
         assert self._writer is not None, "store not opened"
-        return await self._writer.submit(func, *args)
+        try:
+            return await self._writer.submit(func, *args)
+        except sqlite3.OperationalError as exc:
+            if _is_full(exc):
+                raise StoreFull(f"the disk of the session store {self.path} is full; free space and retry") from None
+            raise
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self) -> None:

@@ -103,6 +103,8 @@ class Writer:
                     results.append((True, func(conn, *args)))
                     conn.execute("RELEASE item")
                 except Exception as exc:  # noqa: BLE001 - handed to the awaiting caller
+                    if not conn.in_transaction:  # SQLite rolled the whole batch back itself (a full disk): all fail
+                        raise
                     conn.execute("ROLLBACK TO item")
                     conn.execute("RELEASE item")
                     results.append((False, exc))
