@@ -21,7 +21,7 @@ def _names(values: list[str] | None) -> frozenset[str]:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gecko data export", description=(
-        "Turn run directories (gecko bfcl, bfcl-multi, openworld) and environment rollout files into training "
+        "Turn run directories (gecko bfcl, bfcl-multi, tau2, openworld) and environment rollout files into training "
         "data: OpenAI chat with tools, ShareGPT, DPO pairs from GATS's corrections, a datasets dataset, a card."))
     p.add_argument("sources", nargs="+", type=Path, metavar="RUN_DIR", help="run directories or rollout files")
     p.add_argument("-o", "--out", type=Path, required=True, help="output directory")

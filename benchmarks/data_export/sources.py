@@ -20,6 +20,7 @@ READERS: dict[str, str] = {
     "bfcl": "benchmarks.data_export.bfcl_source:single_turn_episodes",
     "bfcl-multi": "benchmarks.data_export.bfcl_source:multi_turn_episodes",
     "openworld": "benchmarks.data_export.openworld_source:openworld_episodes",
+    "tau2": "benchmarks.data_export.taubench_source:tau2_episodes",
 }
 """Benchmark name (`config.json`'s `benchmark`) → the reader of one task: `(context, key, entry, trace) →
 episodes`."""
