@@ -19,7 +19,7 @@ from tests.infra import require
 from utils.paths import DATA_DIR, REPO_ROOT
 from utils.procs import free_port, stop, wait_healthy
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(900)]  # wheel, venv, installs, 3 runs
 UV = Path(sys.executable).with_name("uv")
 TIMEOUT_S = 300
 
