@@ -46,8 +46,9 @@ def run_recipe(out: Path, count: int = 20, seed: int = 0, agent_llm: str | None 
     from benchmarks.data_export.cli import main as export_main
     from benchmarks.openworld.pool.cli import main as pool_main
     from benchmarks.openworld.tasks.cli import main as tasks_main
+    from benchmarks.registry import BENCHMARKS, load_benchmark
+    from benchmarks.runner import run_command
     from gecko.verify.cli import main as verify_main
-    from gecko_cli.main import main as gecko_main
 
     pool, tasks, runs, export = out / "pool", out / "tasks", out / "runs", out / "export"
     if not (pool / "toolkits").is_dir():
@@ -57,9 +58,10 @@ def run_recipe(out: Path, count: int = 20, seed: int = 0, agent_llm: str | None 
                                                "--count", str(count), "--seed", str(seed)]))
     for agent in agents:
         model = ["--agent-llm", agent_llm] if agent_llm else []
-        _step(f"gecko openworld --agent {agent}", gecko_main(
-            ["openworld", "--tasks", str(tasks), "--agent", agent, "--pool", str(pool), *model, "--gecko-url", "auto",
-             "--output-dir", str(runs), "--no-progress"]))
+        _step(f"gecko openworld --agent {agent}", run_command(
+            load_benchmark("openworld"),
+            ["--tasks", str(tasks), "--agent", agent, "--pool", str(pool), *model, "--gecko-url", "auto",
+             "--output-dir", str(runs), "--no-progress"], prog="gecko openworld", description=BENCHMARKS["openworld"].help))
     run_dirs = sorted(str(p) for p in runs.iterdir() if (p / "tasks.jsonl").is_file())
     _step("gecko data export", export_main([*run_dirs, "-o", str(export), "--formats", formats,
                                             "--validation-fraction", "0.2"]))
