@@ -23,37 +23,48 @@ import `inference`), while this API spans both: the clients and `GeckoEnv` live 
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from gecko import __version__
-from gecko_gats._client import GeckoSession, SyncGeckoClient
-from gecko_gats._simulator import Simulator
-from inference.gecko import (
-    GeckoClient,
-    GeckoError,
-    GeckoNotFoundError,
-    GeckoRequestError,
-    GeckoUnavailableError,
-    ToolResponse,
-)
-from utils.settings import Settings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers see; at run time each name is imported on first use (`__getattr__`)
+    from gecko_gats._client import GeckoSession, SyncGeckoClient
+    from gecko_gats._simulator import Simulator
     from inference.env.gym import GeckoEnv
+    from inference.gecko import (
+        GeckoClient,
+        GeckoError,
+        GeckoNotFoundError,
+        GeckoRequestError,
+        GeckoUnavailableError,
+        ToolResponse,
+    )
+    from utils.settings import Settings
 
 __all__ = [
     "GeckoClient", "GeckoEnv", "GeckoError", "GeckoNotFoundError", "GeckoRequestError", "GeckoSession",
     "GeckoUnavailableError", "Settings", "Simulator", "SyncGeckoClient", "ToolResponse", "__version__",
 ]
+_HOMES = {
+    "GeckoSession": "gecko_gats._client", "SyncGeckoClient": "gecko_gats._client", "Simulator": "gecko_gats._simulator",
+    "GeckoEnv": "inference.env.gym", "GeckoClient": "inference.gecko", "GeckoError": "inference.gecko",
+    "GeckoNotFoundError": "inference.gecko", "GeckoRequestError": "inference.gecko",
+    "GeckoUnavailableError": "inference.gecko", "ToolResponse": "inference.gecko", "Settings": "utils.settings",
+}
+"""Public name → the module that defines it (imported on first use: `import gecko_gats` stays cheap, and the pytest
+plugin, which every pytest run loads, costs nothing until a test uses its fixtures)."""
 
 
 def __getattr__(name: str) -> Any:
-    """`GeckoEnv` is imported on first use: it needs gymnasium (the `env` extra)."""
-    if name == "GeckoEnv":
-        try:
-            from inference.env.gym import GeckoEnv
-        except ModuleNotFoundError as exc:
-            raise ImportError(f"GeckoEnv needs {exc.name!r}, which is not installed: "
-                              'pip install "gecko-gats[env]"') from exc
-        return GeckoEnv
-    raise AttributeError(f"module 'gecko_gats' has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'gecko_gats' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(home)
+    except ModuleNotFoundError as exc:  # GeckoEnv without gymnasium
+        raise ImportError(f"gecko_gats.{name} needs {exc.name!r}, which is not installed: "
+                          'pip install "gecko-gats[env]"') from exc
+    value = getattr(module, name)
+    globals()[name] = value
+    return value

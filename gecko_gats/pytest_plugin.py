@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from gecko_gats._client import GeckoSession, SyncGeckoClient
-from gecko_gats._simulator import Simulator
-from utils.paths import EXAMPLE_TOOLKITS_DIR
+if TYPE_CHECKING:  # imported by the fixtures that use them: every pytest run loads this plugin, few use it
+    from gecko_gats._client import GeckoSession
+    from gecko_gats._simulator import Simulator
 
 INI_TOOLKITS = "gecko_toolkits"
 
@@ -37,6 +38,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def gecko_toolkits(pytestconfig: pytest.Config) -> list[Path]:
     """Toolkit directories the Gecko fixtures serve."""
+    from utils.paths import EXAMPLE_TOOLKITS_DIR
+
     given = pytestconfig.getini(INI_TOOLKITS)
     return [Path(p) for p in given] if given else [EXAMPLE_TOOLKITS_DIR]
 
@@ -54,6 +57,8 @@ def gecko_server(gecko_toolkits: list[Path], tmp_path_factory: pytest.TempPathFa
 @pytest.fixture
 def gecko_session(gecko_server: str) -> Iterator[GeckoSession]:
     """A fresh session on `gecko_server`, deleted after the test."""
+    from gecko_gats._client import SyncGeckoClient
+
     with SyncGeckoClient(gecko_server) as client, client.session() as session:
         yield session
 
@@ -61,5 +66,7 @@ def gecko_session(gecko_server: str) -> Iterator[GeckoSession]:
 @pytest.fixture
 def gecko_simulator(gecko_toolkits: list[Path]) -> Iterator[Simulator]:
     """Gecko in process for one test (`gecko_simulator.session().call(tool, arguments)`)."""
+    from gecko_gats._simulator import Simulator
+
     with Simulator(gecko_toolkits) as simulator:
         yield simulator
