@@ -38,10 +38,10 @@ def test_nested_quantifier_is_refused_at_once_and_health_keeps_answering(tmp_pat
             httpx.Client(timeout=30) as client:
         session = {"X-Session-ID": client.get(f"{url}/session-id").json()["session_id"]}
         client.post(f"{url}/redos/check", json={"word": "aaa"}, headers=session)  # compiles the validators
-        stop, health = threading.Event(), []
+        stop, health = threading.Event(), list[float]()
         prober = threading.Thread(target=_health_latencies, args=(url, stop, health))
         prober.start()
-        answers = []
+        answers: list[float] = []
         try:
             for body in ({"word": ATTACK}, {"word": "a", "email": ATTACK}, {"word": "a", "tags": {ATTACK: 1}}):
                 start = time.perf_counter()

@@ -41,7 +41,12 @@ def stdio(tmp_path: Path):
                              "--state-dir", str(tmp_path), "--max-body-bytes", "65536"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
     answers: Queue[bytes] = Queue()
-    threading.Thread(target=lambda: [answers.put(line) for line in proc.stdout], daemon=True).start()
+
+    def pump() -> None:
+        for line in proc.stdout:
+            answers.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
 
     def send(line: bytes) -> None:
         proc.stdin.write(line + b"\n")
