@@ -39,6 +39,8 @@ ID_NAME = re.compile(r"(^id$|_id$|Id$|ID$|_ids$|Ids$)")
 NAME_KEY = re.compile(r"(^|_)(id|name|key)s?$|(Id|Name|Key)s?$|^names?$")
 """Argument fields whose values a client chooses and later calls send back (`entities[].name` → `entityName`)."""
 DELETE_VERBS = frozenset({"delete", "remove", "destroy", "drop", "erase", "purge", "discard"})
+MAX_SHAPES = 3
+"""At most this many distinct result shapes (key sets) are learned as branches of their own."""
 FRESH_SHARE = 0.8
 """An id-named result field whose value is new in at least this share of results issues ids without a later use."""
 NOT_FOUND_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
@@ -142,6 +144,21 @@ def issuing_paths(tool: _ToolFacts) -> list[str]:
         if path in tool.reused or (ID_NAME.search(name) and count >= FRESH_SHARE * tool.results_at[path]):
             out.append(path)
     return sorted(out)
+
+
+def _result_schema(values: Sequence[Any]) -> dict[str, Any] | None:
+    """The schema of a tool's successful results: objects of a few distinct shapes (a task, or `{"message": "No
+    tasks available"}`) become `anyOf` one branch per shape, most frequent first, each requiring its keys, so a twin
+    answers one real shape rather than a mix of optional keys; otherwise genson's merged schema."""
+    if not values or not all(isinstance(v, Mapping) for v in values):
+        return _schema_of(values)
+    shapes: dict[frozenset[str], list[Any]] = {}
+    for value in values:
+        shapes.setdefault(frozenset(value), []).append(value)
+    if len(shapes) == 1 or len(shapes) > MAX_SHAPES:
+        return _schema_of(values)
+    ordered = sorted(shapes.values(), key=lambda group: -len(group))
+    return {"anyOf": [s for group in ordered if (s := _schema_of(group)) is not None]}
 
 
 def _schema_of(values: Sequence[Any]) -> dict[str, Any] | None:
@@ -311,8 +328,9 @@ def _learn_tool(op: dict[str, Any], name: str, tool: _ToolFacts, convention: dic
                     and isinstance(c.result, Mapping)]
     in_band = bool(error_bodies) or (convention is not None and convention["kind"] == "body" and bool(tool.id_arguments))
     if op.get("x-gecko-response-origin") in ("generic", "learned") and (oks or in_band):
-        success = _schema_of(oks) or {"type": "object"}
-        schema = {"anyOf": [success, _error_branch(error_bodies)]} if in_band else success
+        success = _result_schema(oks) or {"type": "object"}
+        branches = success["anyOf"] if list(success) == ["anyOf"] else [success]
+        schema = {"anyOf": [*branches, _error_branch(error_bodies)]} if in_band else success
         _set_result(op, schema)
         op["x-gecko-response-origin"] = "learned"
         record["result_schema"] = f"genson over {len(oks)} results" + (
