@@ -121,7 +121,7 @@ def test_a_wrong_pinned_version_fails_with_what_to_do(tmp_path):
 def test_missing_benchmark_toolkits_fail_with_what_to_do(tmp_path):
     with pytest.raises(PoolBuildError, match=r"gecko toolkits"):
         build_pool(load_sources(_sources(tmp_path)), tmp_path / "out", data_dir=tmp_path / "empty",
-                   cache=tmp_path / "cache", only=["tau2"])
+                   cache=tmp_path / "cache", only=["bfcl-multi-turn"])
 
 
 def test_cli_reports_an_unavailable_npm_source(tmp_path, capsys, monkeypatch):

@@ -101,7 +101,7 @@ def collect(sources: PoolSources, *, data_dir: Path, cache: Path, only: set[str]
                   ("bfcl-multi-turn", lambda: bfcl_multi_turn(bfcl, data_dir))]
     if sources.tau2 is not None:
         spec = sources.tau2
-        steps.append(("tau2", lambda: tau2(spec, data_dir)))
+        steps.append(("tau2", lambda: tau2(spec)))
     for package in sources.openapi:
         def read(package: Any = package) -> list[PoolToolkit]:
             found, tarballs = openapi_package(package, cache)
@@ -170,7 +170,7 @@ def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
     Args:
         sources: the pinned sources.
         out: the pool directory (replaced when the build succeeds).
-        data_dir: where `gecko toolkits` wrote the benchmark toolkits (BFCL multi-turn, tau2).
+        data_dir: where `gecko toolkits` wrote the BFCL multi-turn toolkits (the tau2 ones ship in the package).
         cache: where npm tarballs and installed MCP servers are kept between builds.
         only: the source kinds to include (default: all of SOURCE_KINDS).
 

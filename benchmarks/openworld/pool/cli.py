@@ -11,10 +11,10 @@ from pathlib import Path
 
 from benchmarks.openworld.pool.build import PoolBuildError, build_pool
 from benchmarks.openworld.pool.spec import DEFAULT_SOURCES, SOURCE_KINDS, load_sources
-from utils.paths import DATA_DIR, REPO_ROOT
+from utils.paths import DATA_DIR, REPO_ROOT, default_cache_dir, is_checkout
 
 DEFAULT_OUT = DATA_DIR / "pool"
-DEFAULT_CACHE = REPO_ROOT / ".pool-cache"
+DEFAULT_CACHE = REPO_ROOT / ".pool-cache" if is_checkout() else default_cache_dir() / "pool"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,11 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--sources", type=Path, default=DEFAULT_SOURCES,
                        help="the pinned sources file (default: the one shipped beside the pool build)")
     build.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                       help=f"pool directory: toolkits/ and manifest.json (default: {DEFAULT_OUT.relative_to(REPO_ROOT)})")
+                       help=f"pool directory: toolkits/ and manifest.json (default: {DEFAULT_OUT})")
     build.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                       help="npm tarballs and installed MCP servers, reused between builds (default: .pool-cache)")
+                       help=f"npm tarballs and installed MCP servers, reused between builds (default: {DEFAULT_CACHE})")
     build.add_argument("--data-dir", type=Path, default=DATA_DIR,
-                       help="where `gecko toolkits` wrote the BFCL multi-turn and tau2 toolkits (default: data)")
+                       help=f"where `gecko toolkits` wrote the BFCL multi-turn toolkits (default: {DATA_DIR})")
     build.add_argument("--only", action="append", choices=SOURCE_KINDS, metavar="KIND",
                        help=f"include only this kind of source (repeatable; default all: {', '.join(SOURCE_KINDS)})")
     build.add_argument("--json", action="store_true", help="print the counts as JSON instead of a table")

