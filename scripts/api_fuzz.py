@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from utils.paths import REPO_ROOT
+from utils.paths import EXAMPLE_TOOLKITS_DIR, REPO_ROOT
 from utils.procs import gecko_server
 
 SCHEMATHESIS = "schemathesis==4.32.5"
@@ -37,7 +37,7 @@ HOOKS = REPO_ROOT / ".ci" / "schemathesis_hooks.py"
 LIFECYCLE_CHECKS = "use_after_free,ensure_resource_availability"
 """Checks left out: they judge a resource's lifecycle across a stateful run, which a simulated tool does not have
 (why: `.ci/schemathesis.toml`); on the command line, because `--checks all` there overrides the file's `[checks]`."""
-TOOLKITS = [REPO_ROOT / "data" / "examples" / "openapi", REPO_ROOT / "tests" / "data" / "openapi"]
+TOOLKITS = [EXAMPLE_TOOLKITS_DIR, REPO_ROOT / "tests" / "data" / "openapi"]
 
 
 def schemathesis_binary() -> Path:

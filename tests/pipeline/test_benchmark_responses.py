@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.taubench.mock_toolkits import MOCK_DIR
 from gecko.pipeline.synthesize.rules import NO_SCHEMA_RESPONSE, synthesize_rules
 from gecko.toolkits import load_toolkits
 from utils.paths import DATA_DIR
 from utils.schema.instance import SchemaCache
 from utils.settings import Settings
 
-DIRS = [DATA_DIR / "bfcl" / "openapi" / "single_turn", DATA_DIR / "bfcl" / "openapi" / "multi_turn",
-        DATA_DIR / "taubench" / "openapi" / "mock"]
+DIRS = [DATA_DIR / "bfcl" / "openapi" / "single_turn", DATA_DIR / "bfcl" / "openapi" / "multi_turn", MOCK_DIR]
 
 
 @pytest.mark.parametrize("directory", DIRS, ids=lambda d: f"{d.parent.name}/{d.name}")
