@@ -96,6 +96,8 @@ def _learn(args: argparse.Namespace) -> str:
         doc = json.loads(args.toolkit.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise CaptureError(f"{args.toolkit}: not JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("paths"), dict):
+        raise CaptureError(f"{args.toolkit}: not a toolkit (an OpenAPI document from `gecko convert mcp`)")
     captures = [c for path in args.captures for c in read_captures(path)]
     if args.max_calls > 0:
         captures = captures[: args.max_calls]

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gecko.convert import from_mcp
 from gecko.toolkits import ToolkitRegistry
 from gecko.twin.capture import Capture, capture_of, from_history, read_captures, resolve, write_captures
@@ -201,3 +203,18 @@ def test_learning_again_from_more_captures_replaces_what_was_learned() -> None:
     assert error["required"] == ["error"]
     assert post(again, "get_task")["x-gecko-learned"]["calls"] == 8
     assert learn_toolkit(again, task_captures() + more)[0] == again, "learning is deterministic"
+
+
+def test_cli_refuses_what_it_cannot_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gecko.twin.cli import main
+
+    (tmp_path / "kit.json").write_text("[1]")
+    (tmp_path / "c.jsonl").write_text('{"tool": "t", "arguments": {}, "outcome": "ok", "result": {}}\n')
+    assert main(["learn", str(tmp_path / "kit.json"), "--captures", str(tmp_path / "c.jsonl")]) == 1
+    assert "not a toolkit" in capsys.readouterr().err
+    (tmp_path / "bad.jsonl").write_text("{nope\n")
+    (tmp_path / "ok.json").write_text(json.dumps(from_mcp(TASK_TOOLS, title="tasks")))
+    assert main(["learn", str(tmp_path / "ok.json"), "--captures", str(tmp_path / "bad.jsonl")]) == 1
+    assert "bad.jsonl:1: not JSON" in capsys.readouterr().err
+    assert main(["capture", "--calls", str(tmp_path / "c.jsonl"), "-o", str(tmp_path / "x.jsonl")]) == 1
+    assert "give --server" in capsys.readouterr().err
