@@ -43,9 +43,13 @@ class Backend:
     create_gap: float = 0.0
     """Seconds to leave after a create: temba's new id is the clock in milliseconds, so two creates in the same
     millisecond get the same id (a bug of the server, not a behaviour to measure Gecko against)."""
+    ignores_unheld_filters: bool = False
+    """A filter on a field no record of the collection holds is dropped (json-server 0.17: "automatically delete
+    query parameters that can't be found in the database"), so the list answers every record: server-specific,
+    not in any document, so such lists are left out of the list comparisons."""
 
 
-JSON_SERVER = Backend("json-server", "0.17.4", validates=False)
+JSON_SERVER = Backend("json-server", "0.17.4", validates=False, ignores_unheld_filters=True)
 TEMBA = Backend("temba", "0.51.1", validates=True, create_gap=0.002)
 BACKENDS = {b.name: b for b in (JSON_SERVER, TEMBA)}
 

@@ -164,7 +164,7 @@ def run(config: ReplayConfig, progress: Callable[[int], None] | None = None) -> 
         raise ValueError(f"{config.document} declares no collection (POST P with GET P/{{id}})")
     toolkit = config.document.stem
     maker = SequenceMaker(found, config.seed, config.calls)
-    tally = Tally()
+    tally = Tally(ignores_unheld_filters=backend.ignores_unheld_filters)
     started = time.perf_counter()
     calls = 0
     with ExitStack() as stack:
