@@ -5,7 +5,8 @@ Checked right after parsing, before any validation reads the document:
 - **Size after alias expansion.** YAML aliases share one parsed object, so a 2 KB file can stand for 10^9 nodes,
   which validation and compilation then walk one by one (a 1.2 KB file took over 60 s). The document is counted
   with every alias expanded, stopping at the bound (`--max-toolkit-nodes`), so the count itself is bounded too,
-  and a self-referencing alias is over any bound.
+  and a self-referencing alias is over any bound. Below the bound, aliases may multiply a large document at most
+  `ALIAS_FACTOR` times.
 - **References outside the document.** A `$ref` (or `$dynamicRef`) that is not a fragment of the document itself
   (`#/components/...`) and an absolute `$id` (which moves where fragments resolve) would make the validator fetch a
   URL or open a file (`file:///etc/passwd`, a named pipe). They are refused with their location, never read.
@@ -23,6 +24,10 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 DEFAULT_MAX_NODES = 1_000_000
+ALIAS_FACTOR = 100
+"""Most times YAML aliases may multiply a document of over `ALIAS_FLOOR` values: a document 100 times larger expanded
+than written is an alias bomb, refused before it is walked (400,000 values just under the node bound took 5 s)."""
+ALIAS_FLOOR = 100_000
 RESERVED_NAMES = frozenset({
     "health", "ui", "sessions", "mcp", "docs", "redoc", "openapi", "openapi.json", "metrics", "toolkits", "tools",
     "session-id", "init-session-state", "get-session-state", "set-session-state", "update-state-from-real", "run",
@@ -53,6 +58,22 @@ def expanded_nodes(doc: Any, limit: int) -> int:
     return count
 
 
+def distinct_nodes(doc: Any) -> int:
+    """The number of JSON values in `doc` with each shared (aliased) object counted once."""
+    count = 0
+    seen: set[int] = set()
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return count
+
+
 def outside_references(doc: Any) -> list[str]:
     """`location: value` of every reference that leaves the document (each shared object is visited once)."""
     found: list[str] = []
@@ -79,9 +100,13 @@ def check_document(name: str, doc: Any, max_nodes: int = DEFAULT_MAX_NODES) -> N
     if name.lower() in RESERVED_NAMES:
         raise DocumentRefused(f"the toolkit name {name!r} is one of Gecko's own routes "
                               f"(/{name.lower()}); rename the file")
-    if expanded_nodes(doc, max_nodes) > max_nodes:
+    expanded = expanded_nodes(doc, max_nodes)
+    if expanded > max_nodes:
         raise DocumentRefused(f"the document expands to more than {max_nodes:,} JSON values (YAML aliases are counted "
                               "each time they are used; --max-toolkit-nodes)")
+    if expanded > ALIAS_FLOOR and expanded > ALIAS_FACTOR * (written := distinct_nodes(doc)):
+        raise DocumentRefused(f"YAML aliases multiply the document {expanded // written:,} times ({written:,} JSON "
+                              f"values written, {expanded:,} expanded; at most {ALIAS_FACTOR} times): an alias bomb")
     outside = outside_references(doc)
     if outside:
         more = f" (and {len(outside) - _MAX_REPORTED} more)" if len(outside) > _MAX_REPORTED else ""

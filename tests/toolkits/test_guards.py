@@ -55,6 +55,15 @@ def test_an_alias_bomb_is_refused_in_one_line_and_the_others_load():
     assert "REFUSED" in strict and "--max-toolkit-nodes" in strict, strict
 
 
+def test_a_smaller_alias_bomb_is_refused_by_its_factor(tmp_path: Path):
+    levels = ["x-l0: &l0 {type: string, description: lol}"]
+    levels += [f"x-l{i}: &l{i} {{allOf: [{', '.join([f'*l{i - 1}'] * 9)}]}}" for i in range(1, 6)]
+    (tmp_path / "five.yaml").write_text("\n".join(["openapi: 3.1.0", 'info: {title: five, version: "1"}', *levels,
+                                                   "paths: {}", ""]))  # 400,000 values: under the node bound
+    out = _load(tmp_path, skip=False, timeout=30)
+    assert "REFUSED" in out and "YAML aliases multiply the document" in out and "an alias bomb" in out, out
+
+
 def test_counting_stops_at_the_bound_even_for_a_self_referencing_alias():
     loop: list = []
     loop.append(loop)
