@@ -22,15 +22,21 @@ LATENCY_BINS = 12
 STYLE = Style(background="white", plot_background="white", font_family="system-ui, sans-serif",
               colors=("#1f5fbf", "#d9822b", "#1b7f3b", "#b3261e", "#7e57c2", "#5f6b7a"))
 CSS = """body{font:14px/1.45 system-ui,sans-serif;color:#1d2733;margin:1.5rem auto;max-width:1200px;padding:0 1rem}
-h1{font-size:1.4rem}h2{font-size:1.1rem;border-bottom:1px solid #d8dee6;padding-bottom:.2rem;margin-top:2rem}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;
-border-bottom:1px solid #d8dee6}th{background:#f4f6f9}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.plot svg{max-width:100%;height:auto}.muted{color:#5f6b7a}details{margin:.4rem 0}"""
+h1{font-size:1.4rem;overflow-wrap:anywhere}h2{font-size:1.1rem;border-bottom:1px solid #d8dee6;padding-bottom:.2rem;
+margin-top:2rem}table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.25rem .5rem;
+border-bottom:1px solid #d8dee6}th{background:#f4f6f9}td:first-child,td.muted{overflow-wrap:anywhere;min-width:10rem}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.wide{overflow-x:auto}.plot svg{max-width:100%;height:auto}.muted{color:#5f6b7a}details{margin:.4rem 0}"""
+LEGEND_ROW_PX = 24
+"""Height of one legend line: every series gets a line of its own under the plot, with its whole name."""
 
 
-def _chart(kind: type, title: str, **options: object) -> pygal.Graph:
-    return kind(title=title, style=STYLE, js=[], disable_xml_declaration=True, width=900, height=380,
-                legend_at_bottom=True, print_values=False, truncate_legend=40, **options)
+def _chart(kind: type, title: str, series: int = 1, **options: object) -> pygal.Graph:
+    """A plot with its legend under it, one whole name per line (long run names neither cut nor overlapping), the
+    plot area kept at the same height however many series there are."""
+    return kind(title=title, style=STYLE, js=[], disable_xml_declaration=True, width=900,
+                height=340 + LEGEND_ROW_PX * max(1, series), legend_at_bottom=True, legend_at_bottom_columns=1,
+                print_values=False, truncate_legend=-1, truncate_label=-1, **options)
 
 
 def _svg(chart: pygal.Graph) -> str:
@@ -43,7 +49,8 @@ def _pct(value: float | None) -> str:
 
 def _accuracy_by_group(runs: Sequence[RunReport]) -> str:
     groups = sorted({g for run in runs for g in run.groups})
-    chart = _chart(pygal.Bar, "Accuracy per category", range=(0, 1), value_formatter=lambda v: f"{v * 100:.1f}%")
+    chart = _chart(pygal.Bar, "Accuracy per category", len(runs), range=(0, 1), x_title="category",
+                   y_title="accuracy", value_formatter=lambda v: f"{v * 100:.0f}%")
     chart.x_labels = groups
     for run in runs:
         chart.add(run.name, [run.groups.get(g, {}).get("accuracy") for g in groups])
@@ -51,22 +58,30 @@ def _accuracy_by_group(runs: Sequence[RunReport]) -> str:
 
 
 def _budget(runs: Sequence[RunReport]) -> str:
-    chart = _chart(pygal.Line, "Accuracy by retry budget (left) and cost, latency per task (right)",
-                   range=(0, 1), secondary_range=None, dots_size=4)
-    budgets = max((len(run.budget) for run in runs), default=0)
-    chart.x_labels = [f"{k} retr{'y' if k == 1 else 'ies'}" for k in range(budgets)]
-    for run in runs:
-        if not any(point.tasks for point in run.budget):
-            continue
-        chart.add(f"{run.name}: accuracy", [p.accuracy for p in run.budget])
-        if any(p.cost_usd for p in run.budget):
-            chart.add(f"{run.name}: cost $ (all tasks)", [p.cost_usd for p in run.budget], secondary=True)
-        chart.add(f"{run.name}: mean latency s", [round(p.mean_latency_s, 4) for p in run.budget], secondary=True)
+    """Accuracy by retry budget, then the mean latency per task and (when any was paid) the cost by retry budget,
+    each in a plot of its own with labelled axes; then the figures as a table."""
+    shown = [run for run in runs if any(point.tasks for point in run.budget)]
+    budgets = max((len(run.budget) for run in shown), default=0)
+    labels = [str(k) for k in range(budgets)]
+    x_title = "retries allowed (GATS stopped after k retries)"
+    accuracy = _chart(pygal.Line, "Accuracy by retry budget", len(shown), range=(0, 1), dots_size=4, x_title=x_title,
+                      y_title="accuracy", value_formatter=lambda v: f"{v * 100:.0f}%")
+    latency = _chart(pygal.Line, "Mean latency per task by retry budget", len(shown), dots_size=4, x_title=x_title,
+                     y_title="seconds per task", value_formatter=lambda v: f"{v:.3g}", include_x_axis=True)
+    cost = _chart(pygal.Line, "Cost by retry budget (all tasks)", len(shown), dots_size=4, x_title=x_title,
+                  y_title="US dollars", value_formatter=lambda v: f"{v:.4g}", include_x_axis=True)
+    accuracy.x_labels = latency.x_labels = cost.x_labels = labels
+    for run in shown:
+        accuracy.add(run.name, [p.accuracy for p in run.budget])
+        latency.add(run.name, [p.mean_latency_s for p in run.budget])
+        cost.add(run.name, [p.cost_usd for p in run.budget])
+    paid = any(p.cost_usd for run in shown for p in run.budget)
+    plots = _svg(accuracy) + _svg(latency) + (_svg(cost) if paid else "")
     rows = "".join(
         f"<tr><td>{html.escape(run.name)}</td><td class=n>{p.retries}</td><td class=n>{_pct(p.accuracy)}</td>"
         f"<td class=n>{p.correct}/{p.tasks}</td><td class=n>{p.estimated}</td><td class=n>{p.cost_usd:.4f}</td>"
         f"<td class=n>{p.mean_latency_s:.3f}</td></tr>" for run in runs for p in run.budget)
-    return (_svg(chart) + "<table><tr><th>run</th><th>retries</th><th>accuracy</th><th>correct</th>"
+    return (plots + "<table><tr><th>run</th><th>retries</th><th>accuracy</th><th>correct</th>"
             "<th>counted wrong (answer from a later attempt)</th><th>cost $</th><th>mean latency s</th></tr>"
             f"{rows}</table>")
 
@@ -75,8 +90,8 @@ def _usage(runs: Sequence[RunReport]) -> str:
     roles = sorted({role for run in runs for role in run.usage_by_role})
     if not roles:
         return '<p class="muted">No LLM usage recorded (rules engines and scripted agents make no LLM calls).</p>'
-    tokens = _chart(pygal.Bar, "Tokens per role (input + output)")
-    cost = _chart(pygal.Bar, "Cost per role ($)")
+    tokens = _chart(pygal.Bar, "Tokens per role (input + output)", len(runs), x_title="role", y_title="tokens")
+    cost = _chart(pygal.Bar, "Cost per role", len(runs), x_title="role", y_title="US dollars")
     tokens.x_labels = cost.x_labels = roles
     for run in runs:
         tokens.add(run.name, [run.usage_by_role.get(r, {}).get("input_tokens", 0)
@@ -91,7 +106,8 @@ def _latency(runs: Sequence[RunReport]) -> str:
         return '<p class="muted">No finished task.</p>'
     top = max(values) or 1.0
     width = top / LATENCY_BINS
-    chart = _chart(pygal.Bar, "Task latency (seconds, tasks per bin)")
+    chart = _chart(pygal.Bar, "Task latency (seconds, tasks per bin)", len(runs), x_title="seconds per task",
+                   y_title="tasks", x_label_rotation=30)
     chart.x_labels = [f"{i * width:.2f}–{(i + 1) * width:.2f}" for i in range(LATENCY_BINS)]
     for run in runs:
         counts = [0] * LATENCY_BINS
@@ -102,7 +118,8 @@ def _latency(runs: Sequence[RunReport]) -> str:
 
 
 def _failures(runs: Sequence[RunReport]) -> str:
-    chart = _chart(pygal.Bar, "Failure kinds (failed attempts; infrastructure: untested tasks and attempts)")
+    chart = _chart(pygal.Bar, "Failure kinds (failed attempts; infrastructure: untested tasks and attempts)", len(runs),
+                   x_title="kind", y_title="attempts")
     chart.x_labels = list(FAILURE_KINDS)
     for run in runs:
         chart.add(run.name, [run.failures.get(kind, 0) for kind in FAILURE_KINDS])
@@ -118,9 +135,9 @@ def _overview(runs: Sequence[RunReport]) -> str:
         f"<td class=n>{sum(t.status == 'errored' for t in run.tasks)}</td><td class=n>{_pct(run.accuracy)}</td>"
         f"<td class=n>{sum(t.cost_usd for t in run.tasks):.4f}</td><td class=muted>{html.escape(str(run.path))}</td>"
         "</tr>" for run in runs)
-    return ("<table><tr><th>run</th><th>benchmark</th><th>model</th><th>retries</th><th>tasks</th><th>done</th>"
-            "<th>untested</th><th>errored</th><th>accuracy</th><th>cost $</th><th>directory</th></tr>"
-            f"{rows}</table>")
+    return ('<div class="wide"><table><tr><th>run</th><th>benchmark</th><th>model</th><th>retries</th><th>tasks</th>'
+            "<th>done</th><th>untested</th><th>errored</th><th>accuracy</th><th>cost $</th><th>directory</th></tr>"
+            f"{rows}</table></div>")
 
 
 def _tasks(run: RunReport) -> str:
@@ -172,8 +189,8 @@ def render(runs: Sequence[RunReport]) -> str:
             f"{_robustness(runs)}"
             "<h2>Accuracy by retry budget</h2><p class=muted>What each run would have scored had GATS stopped after "
             "k retries, from its attempt records (in multi-turn runs, the attempts of every turn; a task that went on "
-            "with a later attempt than k in some turn is counted wrong), with the cost and mean latency of the first "
-            "k+1 attempts on the right axis.</p>"
+            "with a later attempt than k in some turn is counted wrong); below it, the mean latency and the cost of "
+            "the first k+1 attempts.</p>"
             f"{_budget(runs)}"
             f"<h2>Tokens and cost per role</h2>{_usage(runs)}"
             f"<h2>Latency</h2>{_latency(runs)}"
