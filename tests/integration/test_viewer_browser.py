@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import struct
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -183,7 +184,9 @@ def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
     assert page.errors == []
 
 
-def test_a_run_report_with_plots(viewer: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def bfcl_runs(viewer: dict[str, Any]) -> tuple[Path, Path]:
+    """(the baseline run, the GATS run): BFCL simple_python with the scripted noisy agent, 0 and 2 retries."""
     if not (BFCL_TOOLKITS / "simple_python_0.json").exists():
         pytest.skip("BFCL toolkits are not built (make toolkits)")
     runs = viewer["runs"]
@@ -201,6 +204,12 @@ def test_a_run_report_with_plots(viewer: dict[str, Any]) -> None:
             (run_dir,) = (runs / retries).iterdir()
             assert f"report:  {run_dir / 'report.html'}" in done.stdout  # the runner prints where its report is
     (baseline,), (gats,) = (runs / "0").iterdir(), (runs / "2").iterdir()
+    return baseline, gats
+
+
+def test_a_run_report_with_plots(viewer: dict[str, Any], bfcl_runs: tuple[Path, Path]) -> None:
+    runs = viewer["runs"]
+    baseline, gats = bfcl_runs
     report = runs / "side-by-side.html"
     done = subprocess.run([sys.executable, "-m", "gecko_cli", "report", str(gats), str(baseline), "-o", str(report)],
                           capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
@@ -226,4 +235,54 @@ def test_a_run_report_with_plots(viewer: dict[str, Any]) -> None:
     first, baseline_row = budget_rows.nth(1).inner_text(), budget_rows.nth(4).inner_text()
     assert first.split("\t")[2] == baseline_row.split("\t")[2]  # budget 0 of the GATS run = the baseline run
     _shot(page, "report")
+    assert page.errors == []
+
+
+OVERLAPS = """svg => {
+  const boxes = [...svg.querySelectorAll('.legends text, text.title, .axis.y .guides text')]
+    .map(t => [t.textContent.trim(), t.getBoundingClientRect()]).filter(([text, r]) => text && r.width > 0);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, r] = boxes[i], [b, q] = boxes[j];
+    const x = Math.min(r.right, q.right) - Math.max(r.left, q.left), y = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+    if (x > 1 && y > 1) out.push(`${a} / ${b}`);
+  }
+  return out;
+}"""
+"""The pairs of texts of one plot (legend entries, plot and axis titles, y tick labels) whose boxes overlap."""
+
+
+def test_a_report_of_several_runs_with_long_names_stays_readable(viewer: dict[str, Any],
+                                                                  bfcl_runs: tuple[Path, Path]) -> None:
+    baseline, gats = bfcl_runs
+    runs = [gats, baseline]
+    for name in ("20261127T081500Z_bfcl_openai-compatible_qwen2.5-7b-instruct-q4_k_m_retries2_with_a_long_label",
+                 "20261127T091500Z_bfcl_openai-compatible_gemma-3-270m_max-retries-2_second_try_on_the_shared_box"):
+        copy = viewer["runs"] / "renamed" / name
+        shutil.copytree(gats, copy)
+        runs.append(copy)
+    report = viewer["runs"] / "four-runs.html"
+    done = subprocess.run([sys.executable, "-m", "gecko_cli", "report", *map(str, runs), "-o", str(report)],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    page = _page(viewer)
+    page.goto(report.as_uri())
+    plots = page.locator("svg")
+    for index in range(plots.count()):
+        plot = plots.nth(index)
+        title = plot.locator("text.title").first.text_content()
+        assert plot.evaluate(OVERLAPS) == [], title  # no legend entry, title or tick label over another
+        legend = [text.strip() for text in plot.locator(".legends text").all_text_contents()]
+        assert not legend or sorted(legend) == sorted(run.name for run in runs), (title, legend)  # whole names
+    titles = {text.strip() for text in page.locator("svg text.title").all_text_contents()}
+    assert {"Accuracy by retry budget", "Mean latency per task by retry budget"} <= titles  # two plots, not one
+    assert {"retries allowed (GATS stopped after k retries)", "accuracy", "seconds per task"} <= titles  # axes
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the page
+    table = page.locator("table").nth(0).bounding_box()
+    assert table is not None and table["x"] + table["width"] <= width
+    _shot(page, "report-four-runs")
+    png = (ARTIFACTS / "report-four-runs.png").read_bytes()
+    shot_width, shot_height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR
+    assert shot_width == width and shot_height > 2000  # no wider than the window; every plot drawn
     assert page.errors == []
