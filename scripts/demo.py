@@ -111,6 +111,8 @@ def bfcl_demo() -> None:
     toolkits.mkdir(parents=True)
     for index in range(DEMO_TASKS):  # only these tasks' toolkits, so Gecko starts in a second
         shutil.copy(BFCL_TOOLKITS / f"simple_python_{index}.json", toolkits)
+    print(f"starting Gecko on those {DEMO_TASKS} tasks' toolkits, then two runs of the scripted-noisy agent "
+          "(a few seconds each) ...", flush=True)
     with gecko_server([toolkits], workers=2, state_dir=DEMO_DIR / "state", extra=["--state-model", "none"]) as url:
         baseline = _bfcl_run(url, DEMO_DIR / "runs" / "retries0", 0)
         gats = _bfcl_run(url, DEMO_DIR / "runs" / "retries2", 2)
@@ -132,6 +134,7 @@ def bfcl_demo() -> None:
 
 
 def main() -> int:
+    print("=== Gecko on its bundled example toolkits (starting the server: a few seconds) ===", flush=True)
     with tempfile.TemporaryDirectory() as state_dir, gecko_server([EXAMPLE_TOOLKITS_DIR], workers=2,
                                                                    state_dir=Path(state_dir)) as url:
         with httpx.Client(base_url=url, timeout=10) as client:
