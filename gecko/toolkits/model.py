@@ -77,10 +77,14 @@ class ServerFields:
     initial: Mapping[str, Any] = field(default_factory=dict)
     """Values a fresh record starts with where the schema declares none: the initial member of a lifecycle enum
     (`placed`, `pending`), a value the toolkit's state already fixes (its `currency`)."""
+    made: frozenset[str] = frozenset()
+    """Fields the record's responses show that no create can be sent (`transaction_id`, `created_at`): only the
+    server can make them, so a create generates them once and stores them. (A field a create *can* be sent but
+    was not, such as an optional `body`, stays absent.)"""
 
     def names(self) -> frozenset[str]:
         """Every field the server may make."""
-        return self.read_only | self.required | frozenset(self.defaults) | frozenset(self.initial)
+        return self.read_only | self.required | frozenset(self.defaults) | frozenset(self.initial) | self.made
 
 
 @dataclass(frozen=True)

@@ -474,18 +474,25 @@ def _record_responses(group: list[tuple[_Draft, Operation]]) -> list[Any]:
 def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, Any] | None,
                    defaults_state: Mapping[str, Any]) -> ServerFields:
     """What the server makes in a record of this resource (beside its id): `readOnly` and defaulted fields of the
-    create's arguments and the record's responses, the fields those responses require, and initial values."""
+    create's arguments and the record's responses, the fields those responses require, the fields they show that
+    a create cannot be sent (`made`), and initial values."""
     read_only: set[str] = set()
     defaults: dict[str, Any] = {}
     required: set[str] = set()
+    inputs: set[str] = set()
+    creates = False
     for draft, op in group:
         if draft.action == "create":
+            creates = True
+            inputs |= set(_arguments(op)) | set(draft.parents)
             for name, sub in _arguments(op).items():
                 resolved = _defs_get(sub, op.args_schema)
                 if isinstance(resolved, dict) and "default" in resolved and name not in (p for p in draft.parents):
                     defaults.setdefault(name, resolved["default"])
+    shown: set[str] = set()
     for schema, root in _record_responses(group):
         for name, sub in (object_properties(schema, root) or {}).items():
+            shown.add(name)
             resolved = _defs_get(sub, root)
             if not isinstance(resolved, dict):
                 continue
@@ -509,7 +516,8 @@ def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, A
             member = initial_member(resolved["enum"])
             if member is not None:
                 initial[name] = member
-    return ServerFields(frozenset(read_only), defaults, frozenset(required), initial)
+    made = frozenset(shown - inputs) if creates else frozenset()
+    return ServerFields(frozenset(read_only), defaults, frozenset(required), initial, made)
 
 
 def _value_fits(schema: Mapping[str, Any], value: Any) -> bool:

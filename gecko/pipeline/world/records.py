@@ -106,11 +106,11 @@ def _kept(resource: ResourceBinding, name: str) -> bool:
 
 
 def server_values(resource: ResourceBinding, body: Any) -> dict[str, Any]:
-    """The values of the server-owned fields (`readOnly`, required by the record's responses) that a response
-    holds: what a create takes from its generated response, and only that."""
+    """The values of the server-owned fields (`readOnly`, required by the record's responses, only the server can
+    make) that a response holds: what a create takes from its generated response, and only that."""
     if not isinstance(body, Mapping):
         return {}
-    names = resource.server.read_only | resource.server.required
+    names = resource.server.read_only | resource.server.required | resource.server.made
     return {k: body[k] for k in names if k in body}
 
 

@@ -69,15 +69,21 @@ def record_seed(world: WorldBinding, resource: ResourceBinding | None, record: M
 
 
 def faithful(record: Mapping[str, Any], allowed: frozenset[str] | None, base: Callable[[], Any],
-             check: Callable[[Any], bool]) -> Any:
-    """A response that shows the record: its fields the response declares (all of them when it declares none);
-    where that does not fit the schema, the fields a generated response (`base()`, built only then) has and the
-    record lacks are added, required ones first; only when even that does not fit, the record laid over the
+             check: Callable[[Any], bool], about: frozenset[str] = frozenset()) -> Any:
+    """A response that shows the record: its fields the response declares (all of them when it declares none), and
+    the generated values (`base()`, built only when needed) of `about`: what the response says beside the record
+    (`cancel_status`, `message`); where that does not fit the schema, the fields the generated response has and
+    the record lacks are added, required ones first; only when even that does not fit, the record laid over the
     generated response."""
     shown = {k: v for k, v in record.items() if allowed is None or k in allowed}
+    generated: Any = None
+    if about:
+        generated = base()
+        if isinstance(generated, dict):
+            shown.update({k: v for k, v in generated.items() if k in about and k not in shown})
     if check(shown):
         return shown
-    generated = base()
+    generated = base() if generated is None else generated
     if not isinstance(generated, dict):
         return generated
     filled = {**shown, **{k: v for k, v in generated.items() if k not in shown}}
@@ -94,9 +100,18 @@ def _record_answer(op: Operation, world: WorldBinding, record: Any, arguments: M
                    generate: Generate, resource: ResourceBinding | None = None) -> WorldAnswer:
     values = record if isinstance(record, Mapping) else {}
     own_seed = record_seed(world, resource, values) if values else seed
+    about = _about(world, resource)
     body = faithful(values, world.response_fields,
-                    lambda: generate({**arguments, **_scalars(values)}, own_seed), op.response_is_valid)
+                    lambda: generate({**arguments, **_scalars(values)}, seed if about else own_seed),
+                    op.response_is_valid, about)
     return WorldAnswer(body, op.success_status)
+
+
+def _about(world: WorldBinding, resource: ResourceBinding | None) -> frozenset[str]:
+    """The fields a response declares that are not fields of the record (`cancel_status`, `message`)."""
+    if resource is None or resource.record_fields is None or world.response_fields is None:
+        return frozenset()
+    return world.response_fields - resource.record_fields
 
 
 def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
@@ -219,8 +234,8 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         record_id = new_id(state, world, resource, records, proposed,
                            lambda salt: _regenerated(generate, arguments, seed, salt, resource.id_field), seed)
         record = created_record(arguments, resource, record_id, server_values(resource, base))
-        return WorldAnswer(faithful(record, world.response_fields, lambda: base, op.response_is_valid),
-                           op.success_status)
+        return WorldAnswer(faithful(record, world.response_fields, lambda: base, op.response_is_valid,
+                                    _about(world, resource)), op.success_status)
     record_id = arguments.get(resource.id_argument) if resource.id_argument else None
     if record_id is None:
         return None
