@@ -77,7 +77,10 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
 async def serving(ctx: GeckoContext) -> AsyncIterator[None]:
     """Open the store and keep it tidy while serving; at the end drain deferred updates and close everything."""
     await ctx.store.open()
-    await ctx.store.heartbeat()
+    try:
+        await ctx.store.heartbeat()
+    except ctx.store.unavailable_errors as exc:  # a full disk: serve (writes answer 503) and retry every heartbeat
+        log.warning("session store unavailable at start-up: %s; serving, writes answer 503 until it is back", exc)
     await probe_endpoints(ctx.engines, ctx.settings)
     task = asyncio.create_task(_housekeeping(ctx))
     warming = asyncio.create_task(_warm_search(ctx))

@@ -36,3 +36,14 @@ def test_every_interval_counts_what_it_leaves_out():
     assert said.due() == 0 and said.due() is None and said.due() is None
     said._last -= 61
     assert said.due() == 2
+
+
+def test_a_restart_on_a_full_disk_serves(make_client, monkeypatch):
+    from gecko.sessions.sqlite import SqliteStore, StoreFull
+
+    async def full(self):
+        raise StoreFull("the disk of the session store is full; free space and retry")
+
+    monkeypatch.setattr(SqliteStore, "heartbeat", full)
+    client = make_client(store="sqlite")  # the start-up heartbeat fails: it used to stop the worker
+    assert client.get("/health").status_code == 200
