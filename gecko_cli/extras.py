@@ -44,6 +44,7 @@ EXTRAS_OF_MODULES: dict[str, Extra] = {
     "Stemmer": Extra("search"),
     "tokenizers": Extra("dense"),
     "xllamacpp": Extra("local"),
+    "datasets": Extra("data"),
 }
 """Top-level module name → the extra that installs it."""
 
