@@ -348,6 +348,8 @@ class CallRunner:
             body = synthesize_rules(operation, arguments, call_seed(session_id, operation.tool_name, arguments))
             fallback = "rules"
         timings["response"] = _ms(t)
+        if synthesis.notes:
+            entry["notes"] = list(synthesis.notes)
         if not operation.success_has_body:
             body = None  # the operation declares no content (204): nothing to show, nothing to store
         entry.update(

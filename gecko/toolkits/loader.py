@@ -339,6 +339,43 @@ def _response_schema(doc: dict[str, Any], responses: Any, status: str = r"2(\d\d
     return True, schema if has else None
 
 
+@dataclass(frozen=True)
+class _Success:
+    """The success response an operation declares."""
+
+    status: int = 200
+    has_body: bool = True
+    schema: Any = None
+    headers: tuple[str, ...] = ()
+
+
+NO_BODY_STATUSES = frozenset({204, 205, 304})
+
+
+def _success(doc: dict[str, Any], responses: Any, method: str) -> _Success:
+    """The status a success answers and its body schema: 201 for a POST that declares 201, else the lowest
+    declared 2xx (`2XX` counts as 200); 200 with no schema when the document declares no 2xx at all."""
+    if not isinstance(responses, dict):
+        return _Success()
+    codes = sorted(str(c) for c in responses if re.fullmatch(r"2(\d\d|XX)", str(c), re.IGNORECASE))
+    if not codes:
+        return _Success()
+    code = "201" if method == "post" and "201" in codes else codes[0]
+    raw = responses.get(code, responses.get(int(code) if code.isdigit() else ""))
+    response = resolve_object(doc, raw)
+    has, schema = _media_schema(response.get("content") if isinstance(response, dict) else None)
+    status = int(code) if code.isdigit() else 200
+    headers = response.get("headers") if isinstance(response, dict) else None
+    names = tuple(str(h) for h in headers) if isinstance(headers, dict) else ()
+    return _Success(status, has and status not in NO_BODY_STATUSES, schema if has else None, names)
+
+
+def _is_merge_patch(body: Any) -> bool:
+    content = body.get("content") if isinstance(body, dict) else None
+    return isinstance(content, dict) and any(str(m).split(";")[0].strip().lower() == "application/merge-patch+json"
+                                             for m in content)
+
+
 _operation_id = derived_operation_id
 
 
@@ -462,14 +499,15 @@ def build_toolkit(path: Path, doc: dict[str, Any], faults: list[Fault] | None = 
                     if schema is None:
                         schema = _media_schema(p.get("content"))[1] or {}
                     params.append(Parameter(str(p_name), p_in, bool(p.get("required") or p_in == "path"),
-                                            preparer.prepare(schema)))
+                                            preparer.prepare(schema), str(p.get("description") or "")))
                 body_obj = resolve_object(doc, op.get("requestBody")) if op.get("requestBody") else None
                 has_body, body_schema = _media_schema(body_obj.get("content")) if isinstance(body_obj, dict) else (False, None)
                 args_schema, mode = _args_schema(
                     params, body_schema if has_body else None, bool(body_obj and body_obj.get("required")), preparer
                 )
                 args_schema = _hoist_defs(args_schema)
-                raw_response = _response_schema(doc, op.get("responses"))[1]
+                success = _success(doc, op.get("responses"), method)
+                raw_response = success.schema if success.has_body else None
                 response_schema = preparer.prepare(raw_response) if raw_response is not None else None
                 response_schema = bounded_response(response_schema, f"{path}: {op_id}")
                 not_found, raw_not_found = _response_schema(doc, op.get("responses"), "404")
@@ -498,6 +536,10 @@ def build_toolkit(path: Path, doc: dict[str, Any], faults: list[Fault] | None = 
                     extensions={k: v for k, v in op.items() if k.startswith("x-")},
                     not_found_declared=not_found,
                     not_found_schema=not_found_schema if isinstance(not_found_schema, dict) else None,
+                    success_status=success.status,
+                    success_has_body=success.has_body,
+                    success_headers=success.headers,
+                    merge_patch=_is_merge_patch(body_obj),
                 )
             except (SchemaRefError, InvalidSchemaError, ValueError, RecursionError) as exc:
                 if faults is None:
