@@ -102,7 +102,7 @@ def _load(settings: Settings, answers: bool = False) -> tuple[int, int, list[Una
                              strict=settings.strict_documents, progress=_progress,
                              max_nodes=settings.max_toolkit_nodes)
     build_engines(settings, registry)
-    return len(registry.toolkits), registry.tool_count, unanswerable_tools(registry) if answers else []
+    return len(registry.toolkits), registry.tool_count, unanswerable_tools(registry, _progress) if answers else []
 
 
 def _send_load(settings: Settings, sender: Connection) -> None:
