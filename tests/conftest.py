@@ -4,18 +4,46 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.infra import require
 from utils.procs import gecko_server, redis_server
 from utils.settings import Settings
 
 TESTS_DIR = Path(__file__).resolve().parent
 TOOLKITS_DIR = TESTS_DIR / "data" / "openapi"
 INVALID_DIR = TESTS_DIR / "data" / "invalid"
+ALL_SEEDS = "--all-seeds"
+INFRA_MODULE = "infra.py"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(ALL_SEEDS, action="store_true",
+                     help="property tests marked `seeds` run every seed (`make test-latest`); default: their quick ones")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`@pytest.mark.seeds(quick=..., full=...)` parametrizes `seed`: the quick seeds, or all with `--all-seeds`."""
+    marker = metafunc.definition.get_closest_marker("seeds")
+    if marker is not None:
+        every = metafunc.config.getoption(ALL_SEEDS)
+        metafunc.parametrize("seed", list(marker.kwargs["full"] if every else marker.kwargs["quick"]))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """A skip raised by tests/infra.py is listed (`-rs`) at the test that needed the infrastructure, not in infra.py."""
+    report = yield
+    longrepr = report.longrepr
+    if report.skipped and isinstance(longrepr, tuple) and Path(str(longrepr[0])).name == INFRA_MODULE:
+        path, line, _ = item.location
+        report.longrepr = (path, (line or 0) + 1, longrepr[2])
+    return report
 
 
 @pytest.fixture(autouse=True)
@@ -67,8 +95,7 @@ def session(client: TestClient) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A throwaway redis-server on a free loopback port."""
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (CI installs the Debian package redis-server)")
+    require(shutil.which("redis-server"), "redis-server is not installed (CI installs the Debian package redis-server)")
     with redis_server() as url:
         yield url
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from gecko.toolkits.search_encoder import EncoderUnavailable, model_dir
+from tests.infra import require, require_module
 
-pytest.importorskip("bm25s")
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 PROBLEM = "application/problem+json"
 
 
@@ -19,8 +18,8 @@ def _dense_here() -> bool:
     return True
 
 
-@pytest.mark.skipif(not _dense_here(), reason="no embedding model here; `make setup` installs it")
 def test_every_mode_and_the_default(client):
+    require(_dense_here(), "no embedding model here; `make setup` installs it")
     default = client.get("/tools/search", params={"q": "create a new note", "k": 3})
     assert default.status_code == 200
     body = default.json()

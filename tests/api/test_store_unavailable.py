@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
+from tests.infra import require
 from utils.procs import redis_server
 
 
 def test_unreachable_redis_is_503(make_client):
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+    require(shutil.which("redis-server"), "redis-server is not installed (CI installs the Debian package redis-server)")
     with redis_server() as url:
         client = make_client(store=url)
         sid = client.get("/session-id").json()["session_id"]

@@ -7,14 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from benchmarks.bfcl.benchmark import BfclSingleTurn
 from benchmarks.bfcl.categories import SINGLE_TURN_CATEGORIES
 from benchmarks.bfcl.loader import load_category
 from benchmarks.bfcl.run_config import BfclRunConfig
 from benchmarks.bfcl.runtime import OPENAPI_DIR
 from benchmarks.runner import RunOptions, RunSummary, run_benchmark
+from tests.infra import missing
 
 SINGLE_TURN_TOOLKITS = OPENAPI_DIR / "single_turn"
 DATA_BUG_IDS = frozenset({
@@ -43,7 +42,7 @@ def sample_ids() -> dict[str, list[str]]:
 
 def require_toolkits() -> None:
     if not SINGLE_TURN_TOOLKITS.is_dir() or not any(SINGLE_TURN_TOOLKITS.glob("simple_python_*.json")):
-        pytest.skip("the BFCL single-turn toolkits are not built (make toolkits / scripts/build_toolkits.py)")
+        missing("the BFCL single-turn toolkits are not built (make toolkits / scripts/build_toolkits.py)")
 
 
 def run_single(url: str, out: Path, **settings: Any) -> RunSummary:

@@ -24,6 +24,7 @@ from benchmarks.bfcl.loader import (
 )
 from benchmarks.bfcl.runtime import OPENAPI_DIR, PYTHON_HINT, prompt_functions, real_tools, toolkit_paths
 from benchmarks.runner.selection import read_ids_file
+from tests.infra import require
 
 EXPECTED_COUNTS = {
     "simple_python": 400,
@@ -151,8 +152,8 @@ def test_runtime_toolkits_prompt_docs_and_real_tools() -> None:
     assert "sort" in real_tools(multi).tool_names()
 
 
-@pytest.mark.skipif(not OPENAPI_DIR.is_dir(), reason="BFCL toolkits not generated")
 def test_every_task_has_its_generated_toolkits() -> None:
+    require(OPENAPI_DIR.is_dir(), "BFCL toolkits are not built (make toolkits)")
     missing = [
         path
         for category in ALL_CATEGORIES

@@ -16,7 +16,8 @@ from tests.bfcl.bfcl_support import run_single
 from utils.faults import load_policy
 from utils.paths import REPO_ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+# The first test's set-up may build .venv-bfcl (minutes on a fresh machine; benchmarks.bfcl.official).
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -14,6 +14,8 @@ from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.toolkits import load_toolkits
 from tests.convert.convert_support import run_build
 
+# The session's build of the BFCL toolkits (given up to 600 s) falls in the first test's set-up.
+pytestmark = pytest.mark.timeout(900)
 COUNTS = {
     "simple_python": 400, "multiple": 200, "parallel": 200, "irrelevance": 240,
     "live_simple": 258, "live_multiple": 1053, "live_irrelevance": 884,

@@ -160,8 +160,9 @@ def test_documents_load_and_validate_in_the_server(load_docs: Callable[..., Tool
 
 
 def test_tau2_tool_kits_convert_when_present(load_docs: Callable[..., ToolkitRegistry]) -> None:
-    airline = pytest.importorskip("benchmarks.taubench.domains.airline.tools")
-    retail = pytest.importorskip("benchmarks.taubench.domains.retail.tools")
+    from benchmarks.taubench.domains.airline import tools as airline
+    from benchmarks.taubench.domains.retail import tools as retail
+
     docs = {}
     for name, kit in (("airline", airline.AirlineTools(None)), ("retail", retail.RetailTools(None))):
         docs[name] = from_callables(kit.callables(), title=name, access={n: kit.kind(n) for n in kit.names()})

@@ -84,7 +84,8 @@ def test_errors_exit_1_with_a_message(argv: list[str], message: str, capsys: pyt
 @pytest.mark.integration
 def test_model_option_reaches_an_openai_compatible_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The local stub answers with schemas that fail the converter's checks: the tools keep the generic schema."""
-    testing = pytest.importorskip("utils.llm_stub.testing")
+    from utils.llm_stub import testing
+
     out = tmp_path / "weather.json"
     with testing.run_stub() as stub:
         argv = ["openai", str(EXAMPLES_DIR / "weather.openai.json"), "--model", stub.model(),

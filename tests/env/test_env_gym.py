@@ -5,9 +5,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-gymnasium = pytest.importorskip("gymnasium", reason="needs the [env] extra (make setup installs it)")
+from tests.infra import require_module
 
-from inference.env import EpisodeError  # noqa: E402 - after the importorskip
+gymnasium = require_module("gymnasium", "needs the [env] extra (make setup installs it)")
+
+from inference.env import EpisodeError  # noqa: E402 - after the require_module
 from inference.env.gym import GeckoEnv  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,8 @@ import pytest
 
 from utils.paths import REPO_ROOT
 
-pytestmark = pytest.mark.integration
+# The soak run is one subprocess given up to 600 s on a loaded machine.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 
 def test_episodes_back_to_back_leave_nothing_behind() -> None:

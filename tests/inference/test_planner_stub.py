@@ -17,6 +17,7 @@ from benchmarks.bfcl.scoring import score_single_turn
 from gats import GatsConfig, TurnInput, run_turn
 from inference.agents import LLMPlannerModel, PlannerAgent, load_system_prompt
 from inference.gecko import GeckoClient, GeckoSandbox, fetch_catalog
+from tests.infra import missing
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 from utils.procs import gecko_server
@@ -38,7 +39,7 @@ def gecko_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Gecko (rules, no state model) serving the one toolkit of the task."""
     source = OPENAPI_DIR / "single_turn" / f"{TASK_ID}.json"
     if not source.exists():
-        pytest.skip("the BFCL single-turn toolkits are not built")
+        missing("the BFCL single-turn toolkits are not built (make toolkits)")
     toolkits = tmp_path_factory.mktemp("toolkits")
     shutil.copy(source, toolkits / source.name)
     state = tmp_path_factory.mktemp("state")

@@ -17,13 +17,15 @@ from typing import Any
 
 import pytest
 
+from tests.infra import missing, require_module
 from tests.integration.test_viewer_browser import ARTIFACTS, _navigate, _page, _ready
 from utils.browser import CHROMIUM_ARGS, chromium_path
 from utils.paths import DATA_DIR, REPO_ROOT
 from utils.procs import gecko_server, run_viewer
 
-pytestmark = pytest.mark.slow
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency (make setup)")
+# The module's fixture runs two benchmark CLIs (each given up to 600 s) before the first test.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+playwright_api = require_module("playwright.sync_api", "playwright is a test dependency (make setup)")
 
 API_KEY = "run-view-test-key"
 SINGLE_TOOLKITS = DATA_DIR / "bfcl" / "openapi" / "single_turn"
@@ -48,7 +50,7 @@ def _run(args: list[str], output: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if not (SINGLE_TOOLKITS / f"{RECOVERED}.json").exists() or not MULTI_TOOLKITS.is_dir():
-        pytest.skip("BFCL toolkits are not built (make toolkits)")
+        missing("BFCL toolkits are not built (make toolkits)")
     root = tmp_path_factory.mktemp("run-view")
     toolkits = root / "toolkits"
     toolkits.mkdir()
@@ -66,7 +68,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def browser() -> Iterator[Any]:
     binary = chromium_path()
     if binary is None:
-        pytest.skip("chromium is not installed (CI installs Debian's chromium package)")
+        missing("chromium is not installed (CI installs Debian's chromium package)")
     with playwright_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(binary), args=list(CHROMIUM_ARGS))
         try:

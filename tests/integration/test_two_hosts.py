@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import TOOLKITS_DIR
+from tests.infra import require
 from tests.integration.test_multiworker import assert_no_lost_update
 from utils.netns import netns_available, veth_hosts
 from utils.procs import gecko_server, redis_server
@@ -52,8 +53,7 @@ async def _split_writes(urls: list[str], sid: str, n: int) -> list[int]:
 
 
 def test_two_hosts_serve_the_same_sessions(tmp_path):
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+    require(shutil.which("redis-server"), "redis-server is not installed (CI installs the Debian package redis-server)")
     with two_hosts(tmp_path) as (a, b, how):
         print(f"two hosts separated by {how}: {a} {b}")
         assert httpx.get(f"{a}/health").json()["pid"] != httpx.get(f"{b}/health").json()["pid"]

@@ -23,12 +23,14 @@ from gats import GatsConfig, TurnInput, run_turn
 from inference.agents import AgentRequest, AgentRun, AgentStep
 from inference.gecko import GeckoClient, GeckoSandbox, fetch_catalog
 from inference.tools import ToolCallRequest, ToolExecutor
+from tests.infra import missing, require_module
 from utils.browser import CHROMIUM_ARGS, chromium_path
 from utils.paths import DATA_DIR, REPO_ROOT
 from utils.procs import gecko_server
 
-pytestmark = pytest.mark.slow
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency (make setup)")
+# The module's fixture runs a benchmark CLI (given up to 300 s) and starts two servers before the first test.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+playwright_api = require_module("playwright.sync_api", "playwright is a test dependency (make setup)")
 
 TOOLKITS = REPO_ROOT / "tests" / "data" / "openapi"
 API_KEY = "viewer-test-key"
@@ -66,7 +68,7 @@ async def _gats_turn(url: str) -> dict[str, Any]:
 def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     browser_binary = chromium_path()
     if browser_binary is None:
-        pytest.skip("chromium is not installed (CI installs Debian's chromium package)")
+        missing("chromium is not installed (CI installs Debian's chromium package)")
     state = tmp_path_factory.mktemp("viewer")
     bfcl = state / "bfcl-toolkits"
     bfcl.mkdir()
@@ -188,7 +190,7 @@ def test_a_gats_turn_failing_then_passing(viewer: dict[str, Any]) -> None:
 def bfcl_runs(viewer: dict[str, Any]) -> tuple[Path, Path]:
     """(the baseline run, the GATS run): BFCL simple_python with the scripted noisy agent, 0 and 2 retries."""
     if not (BFCL_TOOLKITS / "simple_python_0.json").exists():
-        pytest.skip("BFCL toolkits are not built (make toolkits)")
+        missing("BFCL toolkits are not built (make toolkits)")
     runs = viewer["runs"]
     bfcl_state = viewer["runs"].parent / "bfcl-state"
     with gecko_server([viewer["bfcl_toolkits"]], workers=2, state_dir=bfcl_state, extra=["--state-model", "none"],

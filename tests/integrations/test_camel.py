@@ -6,25 +6,17 @@ Offline: no tokenizer download (the adapter's `ApproximateTokenCounter`), the mo
 from __future__ import annotations
 
 import socket
+from types import ModuleType
+from typing import Any
 
 import pytest
 
-pytest.importorskip("camel", reason="CAMEL tests need the [camel] extra (make setup installs it)")
-
-from camel.agents import ChatAgent  # noqa: E402
-from camel.toolkits import FunctionTool  # noqa: E402
-
-from inference.agents import AgentInfrastructureError, AgentRequest  # noqa: E402
-from inference.gecko import GeckoClient, GeckoToolBackend, fetch_catalog  # noqa: E402
-from inference.integrations.camel import (  # noqa: E402
-    ApproximateTokenCounter,
-    CamelAgent,
-    camel_model,
-    gecko_function_tools,
-)
-from inference.tools import ToolExecutor  # noqa: E402
-from utils.llm_stub.config import StubConfig  # noqa: E402
-from utils.llm_stub.testing import run_stub  # noqa: E402
+from inference.agents import AgentInfrastructureError, AgentRequest
+from inference.gecko import GeckoClient, GeckoToolBackend, fetch_catalog
+from inference.tools import ToolExecutor
+from tests.infra import require_module
+from utils.llm_stub.config import StubConfig
+from utils.llm_stub.testing import run_stub
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::UserWarning")]
 MODEL = "gecko-stub"
@@ -34,6 +26,13 @@ PLAN = {"match": "take a note", "steps": [
     {"tool_calls": [{"name": "create_note", "arguments": BAD}]},
     {"tool_calls": [{"name": "create_note", "arguments": GOOD}]},
     {"content": "Saved your note."}]}
+
+
+@pytest.fixture(scope="module")
+def cam() -> ModuleType:
+    """Our CAMEL adapter (and through it camel's ChatAgent and FunctionTool), imported here, not at collection:
+    camel-ai takes seconds to import."""
+    return require_module("inference.integrations.camel", "CAMEL tests need the [camel] extra (make setup installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -56,26 +55,26 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", loopback_only)
 
 
-def test_the_model_name_camel_reserves_is_refused(stub):
+def test_the_model_name_camel_reserves_is_refused(cam, stub):
     with pytest.raises(ValueError, match="CAMEL answers the model name 'stub'"):
-        camel_model(stub.model("stub"))
+        cam.camel_model(stub.model("stub"))
 
 
-def test_token_counter_needs_no_files():
-    counter = ApproximateTokenCounter()
+def test_token_counter_needs_no_files(cam):
+    counter = cam.ApproximateTokenCounter()
     text = "Gecko simulates tools — ünïcode too"
     assert counter.decode(counter.encode(text)) == text
     assert counter.count_tokens_from_messages([{"role": "user", "content": "x" * 40}]) == 14
 
 
-async def test_function_tools_carry_schema_and_session_and_return_problems(live_gecko):
+async def test_function_tools_carry_schema_and_session_and_return_problems(cam, live_gecko):
     async with GeckoClient(live_gecko) as client:
         session = await client.new_session_id()
-        tools = await gecko_function_tools(client, session, ["notes"])
+        tools = await cam.gecko_function_tools(client, session, ["notes"])
         by_name = {t.get_function_name(): t for t in tools}
         assert set(by_name) >= {"notes__create_note", "notes__get_note"} or set(by_name) >= {"create_note"}
         create = next(t for name, t in by_name.items() if name.endswith("create_note"))
-        assert isinstance(create, FunctionTool)
+        assert isinstance(create, cam.FunctionTool)
         assert create.get_openai_tool_schema()["function"]["parameters"]["required"] == ["title", "body"]
         bad = await create.async_call(**BAD)
         assert "Missing required argument 'body'." in bad and "Argument 'priority' must be ≤ 5." in bad
@@ -85,12 +84,12 @@ async def test_function_tools_carry_schema_and_session_and_return_problems(live_
     assert [{k: n[k] for k in GOOD} for n in state.state["notes"]["notes"].values()] == [GOOD]
 
 
-async def test_chat_agent_with_gecko_tools_fixes_its_call_from_the_problem(live_gecko, stub):
+async def test_chat_agent_with_gecko_tools_fixes_its_call_from_the_problem(cam, live_gecko, stub):
     """A plain CAMEL ChatAgent (stub model) with Gecko's tools: invalid call, our message, valid call."""
     async with GeckoClient(live_gecko) as client:
         session = await client.new_session_id()
-        tools = await gecko_function_tools(client, session, ["notes"])
-        agent = ChatAgent(system_message="You take notes.", model=camel_model(stub.model(MODEL)), tools=tools)
+        tools = await cam.gecko_function_tools(client, session, ["notes"])
+        agent = cam.ChatAgent(system_message="You take notes.", model=cam.camel_model(stub.model(MODEL)), tools=tools)
         response = await agent.astep("Please take a note: groceries, eggs")
         assert response.msgs[0].content == "Saved your note."
         results = [record.result for record in response.info["tool_calls"]]
@@ -101,18 +100,18 @@ async def test_chat_agent_with_gecko_tools_fixes_its_call_from_the_problem(live_
     assert [c["status"] for c in history] == [422, 200]
 
 
-async def test_camel_agent_backend_runs_like_the_planner(live_gecko, stub):
+async def test_camel_agent_backend_runs_like_the_planner(cam, live_gecko, stub):
     async with GeckoClient(live_gecko) as client:
         session = await client.new_session_id()
         executor = ToolExecutor(await fetch_catalog(client, ["notes"]), GeckoToolBackend(client, session))
-        built: list[ChatAgent] = []
+        built: list[Any] = []
 
-        class MyChatAgent(ChatAgent):
+        class MyChatAgent(cam.ChatAgent):
             def __init__(self, **kwargs):
                 super().__init__(**kwargs)
                 built.append(self)
 
-        agent = CamelAgent(stub.model(MODEL), max_steps=5, chat_agent=MyChatAgent)
+        agent = cam.CamelAgent(stub.model(MODEL), max_steps=5, chat_agent=MyChatAgent)
         run = await agent.run(AgentRequest(({"role": "user", "content": "Please take a note: groceries"},)), executor)
     assert len(built) == 1, "the user's own ChatAgent subclass ran the turn"
     assert run.final_text == "Saved your note." and run.stop_reason == "answer"
@@ -121,7 +120,7 @@ async def test_camel_agent_backend_runs_like_the_planner(live_gecko, stub):
     assert run.usage and run.usage[0]["role"] == "planner" and run.usage[0]["input_tokens"] > 0
 
 
-async def test_camel_agent_reports_a_dead_gecko_as_infrastructure(stub):
+async def test_camel_agent_reports_a_dead_gecko_as_infrastructure(cam, stub):
     from inference.tools import ToolCatalog
     from utils.procs import free_port
 
@@ -130,5 +129,5 @@ async def test_camel_agent_reports_a_dead_gecko_as_infrastructure(stub):
     async with GeckoClient(f"http://127.0.0.1:{free_port()}", retries=0) as client:
         executor = ToolExecutor(catalog, GeckoToolBackend(client, "s"))
         with pytest.raises(AgentInfrastructureError) as failed:
-            await CamelAgent(stub.model(MODEL)).run(AgentRequest(({"role": "user", "content": "note"},)), executor)
+            await cam.CamelAgent(stub.model(MODEL)).run(AgentRequest(({"role": "user", "content": "note"},)), executor)
     assert "tool backend failed" in str(failed.value)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
-import pytest
-
+from tests.infra import missing
 from utils.paths import REPO_ROOT
 
 NPM_BIN = REPO_ROOT / ".npm-tools" / "node_modules" / ".bin"
@@ -21,5 +20,5 @@ def npm_tool(name: str) -> str:
     """Absolute path of an installed tool; skips the test when `make npm-tools` has not run (no npm)."""
     path = NPM_BIN / name
     if not path.exists() or shutil.which("node", path=str(NPM_BIN)) is None:
-        pytest.skip(f"{name} is not installed: run `make npm-tools` (needs npm; CI installs it)")
+        missing(f"{name} is not installed: run `make npm-tools` (needs npm; CI installs it)")
     return str(path)

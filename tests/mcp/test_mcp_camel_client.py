@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("camel", reason="needs the [camel] extra (make setup installs it)")
-
-from camel.agents import ChatAgent  # noqa: E402
-from camel.toolkits import MCPToolkit  # noqa: E402
-
-from inference.integrations.camel import camel_model  # noqa: E402
-from tests.mcp.conftest import LiveGecko  # noqa: E402
-from utils.llm_stub.config import StubConfig  # noqa: E402
-from utils.llm_stub.testing import run_stub  # noqa: E402
+from tests.infra import require_module
+from tests.mcp.conftest import LiveGecko
+from utils.llm_stub.config import StubConfig
+from utils.llm_stub.testing import run_stub
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::UserWarning")]
 GOOD = {"title": "groceries", "body": "eggs"}
@@ -25,6 +20,13 @@ PLAN = {"match": "note via mcp", "steps": [
 
 
 async def test_camel_mcp_toolkit_lists_calls_and_reads_our_errors(mcp_gecko: LiveGecko):
+    # camel imported here, not at collection (seconds of CPU for every run that collects this module)
+    require_module("camel", "needs the [camel] extra (make setup installs it)")
+    from camel.agents import ChatAgent
+    from camel.toolkits import MCPToolkit
+
+    from inference.integrations.camel import camel_model
+
     session_id = mcp_gecko.new_session()
     config = {"mcpServers": {"gecko": {"url": f"{mcp_gecko.url}/mcp/notes", "type": "streamable_http",
                                        "headers": {"X-Session-ID": session_id}}}}

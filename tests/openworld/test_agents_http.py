@@ -16,12 +16,13 @@ from inference.agents import GeckoToolSearch
 from inference.agents.discovery import ToolSearchError
 from inference.gecko import GeckoClient, fetch_catalog
 from inference.gecko.models import ToolSearchHit
+from tests.infra import require_module
 from tests.openworld.handmade import handmade_tasks, write_taskset
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub
 
 pytestmark = pytest.mark.integration
-pytest.importorskip("bm25s")
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
 AGENTS = ("select-execute", "planner-actor")
 

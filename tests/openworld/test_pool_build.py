@@ -15,6 +15,7 @@ from benchmarks.openworld.pool.cli import main as pool_main
 from benchmarks.openworld.pool.collect import PoolToolkit, _variants, bfcl_app, function_fingerprint
 from benchmarks.openworld.pool.spec import DEFAULT_SOURCES
 from gecko.toolkits.loader import load_toolkits
+from tests.infra import require
 from tests.openworld.conftest import NPM, subset_sources
 from utils.paths import DATA_DIR
 
@@ -141,8 +142,8 @@ def test_cli_rejects_a_malformed_sources_file(tmp_path, capsys):
     assert "versoin" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not NPM, reason="npm is not installed")
 def test_an_unknown_npm_version_fails_clearly(tmp_path):
+    require(NPM, "npm is not installed (CI installs the Debian package npm)")
     sources = _sources(tmp_path, openapi=[{"package": "@octokit/openapi", "version": "0.0.0-does-not-exist",
                                            "apps": {"github": "generated/api.github.com.json"}}])
     with pytest.raises(PoolBuildError, match=r"@octokit/openapi@0\.0\.0-does-not-exist: npm failed"):

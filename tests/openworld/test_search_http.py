@@ -8,8 +8,10 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
+from tests.infra import require_module
+
 pytestmark = pytest.mark.integration
-pytest.importorskip("bm25s")
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
 
 def _search(url: str, **params) -> httpx.Response:

@@ -9,6 +9,7 @@ import pytest
 from benchmarks.taubench.mock_toolkits import MOCK_DIR
 from gecko.pipeline.synthesize.rules import NO_SCHEMA_RESPONSE, synthesize_rules
 from gecko.toolkits import load_toolkits
+from tests.infra import require
 from utils.paths import DATA_DIR
 from utils.schema.instance import SchemaCache
 from utils.settings import Settings
@@ -18,8 +19,7 @@ DIRS = [DATA_DIR / "bfcl" / "openapi" / "single_turn", DATA_DIR / "bfcl" / "open
 
 @pytest.mark.parametrize("directory", DIRS, ids=lambda d: f"{d.parent.name}/{d.name}")
 def test_every_benchmark_response_validates(directory: Path):
-    if not directory.is_dir() or not any(directory.iterdir()):
-        pytest.skip(f"{directory} is not built (make setup builds it)")
+    require(directory.is_dir() and any(directory.iterdir()), f"{directory} is not built (make setup builds it)")
     registry = load_toolkits([directory], cache_dir=Settings().state_dir)
     assert registry.tool_count > 0
     cache = SchemaCache()

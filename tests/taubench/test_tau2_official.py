@@ -24,7 +24,8 @@ from gecko_cli.main import main as gecko_main
 from tests.taubench._hybrid_support import scripted_client
 from utils.llm import LLMConnectionError
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]
+# The first test's set-up may build .venv-parity (5 to 10 minutes on a fresh machine; benchmarks.taubench.official).
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(1200)]
 GENERIC = "openai-compatible:m@http://127.0.0.1:1/v1"
 
 

@@ -52,7 +52,6 @@ def test_user_scenario_rendering(airline: DomainRuntime) -> None:
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_mock_toolkits_are_built_by_the_converter(domain: str, runtimes: dict[tuple[str, str], DomainRuntime]) -> None:
-    pytest.importorskip("gecko.convert")
     from benchmarks.taubench.mock_toolkits import MOCK_DIR, build_openapi
 
     runtime = runtimes[("v1", domain)]

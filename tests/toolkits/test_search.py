@@ -10,9 +10,10 @@ from gecko.convert import from_openai
 from gecko.convert.document import write_document
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.search import Tokenizer, ToolIndex, call_route
+from tests.infra import require_module
 from tests.toolkits.search_support import openai_function as _fn
 
-pytest.importorskip("bm25s")
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
 
 @pytest.fixture(scope="module")

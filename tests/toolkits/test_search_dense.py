@@ -13,9 +13,10 @@ from gecko.convert.document import write_document
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.search import RRF_K, SearchUnavailable, ToolIndex, dense_text, fuse_rrf
+from tests.infra import missing, require, require_module
 from tests.toolkits.search_support import openai_function as _fn
 
-pytest.importorskip("bm25s")
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def _encoder_or_skip():
     try:
         return SentenceEncoder.packaged()
     except EncoderUnavailable as exc:
-        pytest.skip(f"no embedding model here ({exc}); `make setup` installs it")
+        missing(f"no embedding model here ({exc}); `make setup` installs it")
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +151,7 @@ def test_a_model_that_fails_to_load_falls_back_to_bm25(registry, monkeypatch):
 
     monkeypatch.setattr(search_encoder.SentenceEncoder, "packaged", staticmethod(broken))
     index = ToolIndex(registry, dense=True)
-    if index.dense_unavailable is not None:
-        pytest.skip("the model package is not installed here")
+    require(index.dense_unavailable is None, "the embedding model package is not installed here; `make setup` installs it")
     assert index.engine == "hybrid"
     assert index.search("weather forecast", 1)[0].operation.operation_id == "get_forecast"  # the default falls back
     assert index.engine == "bm25" and "truncated file" in index.dense_unavailable

@@ -16,6 +16,7 @@ from gecko.toolkits.search_encoder import (
     model_dir,
     read_safetensors,
 )
+from tests.infra import missing
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "search" / "minilm_reference.json"
 
@@ -24,7 +25,7 @@ def _encoder_or_skip() -> SentenceEncoder:
     try:
         return SentenceEncoder.packaged()
     except EncoderUnavailable as exc:
-        pytest.skip(f"no embedding model here ({exc}); `make setup` installs it")
+        missing(f"no embedding model here ({exc}); `make setup` installs it")
 
 
 @pytest.fixture(scope="module")
