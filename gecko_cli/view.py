@@ -28,6 +28,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from benchmarks.registry import load_details
 from benchmarks.runner.run_view import RunView
+from gecko.api.hosts import HostCheckMiddleware, accepted_hosts
 from gecko.api.routes.ui import viewer_router
 from gecko.api.security import ApiKeyMiddleware
 from utils.settings import read_secret_file
@@ -36,8 +37,9 @@ DEFAULT_PORT = 8790
 _NO_STORE = {"cache-control": "no-store"}
 
 
-def create_view_app(view: RunView, api_key: str | None = None) -> FastAPI:
-    """The read-only viewer app of one run directory (`api_key`: every request needs it)."""
+def create_view_app(view: RunView, api_key: str | None = None, bind: str = "127.0.0.1") -> FastAPI:
+    """The read-only viewer app of one run directory (`api_key`: every request needs it), answering only the loopback
+    names and the address `bind` in `Host` (DNS rebinding, as the server)."""
     app = FastAPI(title="Gecko run viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(viewer_router(lambda _request: api_key or "", mode="run", title=f"Gecko run: {view.path.name}"))
 
@@ -60,6 +62,7 @@ def create_view_app(view: RunView, api_key: str | None = None) -> FastAPI:
 
     if api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=api_key)
+    app.add_middleware(HostCheckMiddleware, allowed=accepted_hosts(bind, ()))
     return app
 
 
@@ -113,7 +116,7 @@ def view_command(argv: Sequence[str] | None = None) -> int:
     if host not in ("127.0.0.1", "::1", "localhost") and not key:
         print("gecko view: warning: listening beyond this machine without an API key; anyone who can reach it can "
               "read the run (set GECKO_API_KEY or --api-key-file)", file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(create_view_app(view, key), log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(create_view_app(view, key, args.host), log_level="warning", access_log=False))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -53,7 +53,7 @@ def test_viewer_answers_carry_security_headers(client):
         headers = client.get(path).headers
         assert "frame-ancestors 'none'" in headers["content-security-policy"], path
         assert "script-src 'self'" in headers["content-security-policy"]
-        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "same-origin"
 
 
 def test_docs_pages_load_pinned_scripts_with_integrity_hashes(client):

@@ -100,7 +100,9 @@ def test_multi_turn_trace_turns_with_their_real_execution(tmp_path: Path) -> Non
 
 
 def test_the_app_is_read_only_and_keyed(run_dir: Path) -> None:
-    client = TestClient(create_view_app(RunView(run_dir), api_key="k"), follow_redirects=False)
+    client = TestClient(create_view_app(RunView(run_dir), api_key="k"), follow_redirects=False,
+                        base_url="http://127.0.0.1:8790")
+    assert client.get("/run", headers={"Host": "rebind.evil.example", "Authorization": "Bearer k"}).status_code == 421
     assert client.get("/run").status_code == 401
     assert client.get("/ui").headers["location"] == "/ui/login"
     assert client.post("/ui/login", data={"key": "wrong"}).status_code == 401

@@ -35,9 +35,9 @@ SECURITY_HEADERS = {
                                 "form-action 'self'; frame-ancestors 'none'"),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # not no-referrer: a browser then sends `Origin: null`, which is refused
 }
-"""On every answer of the viewer: its own scripts only, never framed, no referrer sent."""
+"""On every answer of the viewer: its own scripts only, never framed, no referrer sent to other sites."""
 _NO_STORE = {"cache-control": "no-store", **SECURITY_HEADERS}
 
 
