@@ -119,8 +119,12 @@ def test_bm25s_logs_nothing_below_the_process_level(tmp_path: Path) -> None:
     write_document(from_openai([_fn("get_weather", "Current weather for a city.", city="city name")], title="W"),
                    tmp_path / "weather.json")
     records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Collect()
     root = logging.getLogger()
     level = root.level
     root.addHandler(handler)
