@@ -31,6 +31,7 @@ from fastapi import FastAPI
 
 from gecko.serving import HTTP_PROTOCOL, GeckoConfig
 from gecko.telemetry import configure_logging, prepare_multiprocess
+from utils.procs import GECKO_LISTENING
 from utils.settings import ENV_PREFIX, Settings
 
 log = logging.getLogger("gecko")
@@ -139,17 +140,25 @@ def serve(settings: Settings) -> None:
                          timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
                          **({"log_config": None} if settings.log_format == "json" else {}))
     server = Server(config)
+    sockets = [config.bind_socket()]  # bound here, once, for every worker: `--port 0` gets a free port, said below
+    print(f"{GECKO_LISTENING}{listening_url(sockets[0])}", flush=True)  # utils.procs.gecko_server reads it
     try:
         if several:
-            sockets = [config.bind_socket()]
             if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn (0.37, our floor) takes the target
                 Multiprocess(config, target=server.run, sockets=sockets).run()  # type: ignore[call-arg]  # old signature
             else:
                 Multiprocess(config, sockets=sockets).run()
         else:
-            server.run()
+            server.run(sockets=sockets)
     except KeyboardInterrupt:
         pass
     finally:
+        sockets[0].close()
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def listening_url(sock: socket.socket) -> str:
+    """`http://host:port` of a bound socket (IPv6 hosts in brackets): the real port, also when 0 was asked for."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -101,62 +102,114 @@ def gecko_server(
 ) -> Iterator[str]:
     """Run the Gecko server (`python -m gecko`) on a free port of `host` (loopback by default); yield its base URL.
 
-    `prefix` runs the server through another command, e.g. `ip netns exec NAME` (see `utils.netns`);
-    `api_key` is given to the server in `GECKO_API_KEY` (never on its command line).
+    The server binds port 0 itself and prints the port it got (`GECKO_LISTENING`): no other process can take the
+    port between choosing and binding it. `prefix` runs the server through another command, e.g.
+    `ip netns exec NAME` (see `utils.netns`); `api_key` is given to the server in `GECKO_API_KEY` (never on its
+    command line).
     """
-    port = free_port()
-    cmd = [*(prefix or []), sys.executable, "-m", "gecko", "--port", str(port),
+    cmd = [*(prefix or []), sys.executable, "-m", "gecko", "--port", "0",
            "--host", host, "--workers", str(workers), "--state-dir", str(state_dir), "--log-level", "warning"]
     for directory in schemas_dirs:
         cmd += ["--schemas-dir", str(directory)]
     cmd += extra or []
-    log = open(log_path, "wb") if log_path else None  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, stdout=log if log is not None else subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                            start_new_session=True,
+    output = log_path or Path(tempfile.mkstemp(prefix="gecko-server-", suffix=".log")[1])
+    log = open(output, "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                             env={**os.environ, **(env or {}), **({"GECKO_API_KEY": api_key} if api_key else {})},
                             cwd=child_cwd())
-    url = f"http://{host}:{port}"
     try:
-        wait_healthy(url, timeout=timeout, expect_workers=workers, proc=proc, api_key=api_key)
+        started = time.monotonic()
+        url = printed_url(output, proc, timeout)
+        wait_healthy(url, timeout=max(1.0, timeout - (time.monotonic() - started)), expect_workers=workers, proc=proc,
+                     api_key=api_key)
         yield url
     finally:
         stop(proc)
-        if log is not None:
-            log.close()
+        log.close()
+        if log_path is None:
+            output.unlink(missing_ok=True)
+
+
+GECKO_LISTENING = "gecko: listening on "
+"""How the server's line on stdout that gives its bound address starts (`gecko.workers.serve` prints it)."""
+
+
+def printed_url(output: Path, proc: subprocess.Popen, timeout: float) -> str:
+    """The base URL a starting Gecko prints on its stdout (redirected to `output`) once it has bound its port.
+
+    Raises:
+        RuntimeError: The server exited first (the end of its output says why).
+        TimeoutError: No such line within `timeout` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        text = output.read_text(errors="replace")
+        url = next((line[len(GECKO_LISTENING):].strip() for line in text.splitlines()
+                    if line.startswith(GECKO_LISTENING)), None)
+        if url:
+            return url
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with code {proc.returncode} before listening: {text[-2000:]}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the server printed no address in {timeout:.0f}s: {text[-2000:]}")
+        time.sleep(0.05)
+
+
+REDIS_PORT_ATTEMPTS = 5
+"""redis-server cannot bind port 0 and report it: a port taken between choosing and binding it is tried again."""
 
 
 @contextmanager
 def redis_server(timeout: float = 10.0, bind: tuple[str, ...] = ()) -> Iterator[str]:
     """A throwaway `redis-server` (no persistence) on a free port of loopback (and `bind`); yield its loopback URL.
 
+    redis-server cannot be asked for port 0, so a free port is chosen first; when another process binds it before
+    this server does, the server exits and another port is tried. It is ready when the server answering on the port
+    reports this process's id (`INFO server`), never another Redis that took the port.
+
     Raises:
         FileNotFoundError: redis-server is not installed (Debian package `redis-server`).
+        TimeoutError: The server did not answer within `timeout`, or every port tried was taken.
     """
     binary = shutil.which("redis-server")
     if binary is None:
         raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", *bind, "--save", "",
-                             "--appendonly", "no", "--protected-mode", "no" if bind else "yes"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(16).startswith(b"+PONG"):
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise TimeoutError(f"redis-server did not answer on port {port}")
-        time.sleep(0.05)
+    for _ in range(REDIS_PORT_ATTEMPTS):
+        port = free_port()
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", *bind, "--save", "",
+                                 "--appendonly", "no", "--protected-mode", "no" if bind else "yes"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while _redis_pid(port) != proc.pid:
+            if proc.poll() is not None:
+                break  # could not bind the port (taken in between): try another
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait(timeout=10)
+                raise TimeoutError(f"redis-server did not answer on port {port}")
+            time.sleep(0.05)
+        else:
+            try:
+                yield f"redis://127.0.0.1:{port}/0"
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+            return
+    raise TimeoutError(f"redis-server could not bind a port in {REDIS_PORT_ATTEMPTS} attempts")
+
+
+def _redis_pid(port: int) -> int | None:
+    """The process id the Redis server on loopback `port` reports (None: none answers, or not as Redis does)."""
     try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock, sock.makefile("rb") as reply:
+            sock.sendall(b"INFO server\r\n")
+            header = reply.readline()
+            if not header.startswith(b"$"):
+                return None
+            body = reply.read(int(header[1:]) + 2).decode(errors="replace")
+    except (OSError, ValueError):
+        return None
+    return next((int(line.split(":", 1)[1]) for line in body.splitlines() if line.startswith("process_id:")), None)
 
 
 def rss_kb(pid: int) -> int:
