@@ -243,3 +243,19 @@ def test_explain_prints_each_binding_and_why(tmp_path: Path, capsys):
     assert "open_order_details  (POST /open_order_details, read, answers 200)" in out
     assert "read order in 'orders'" in out and "its only arguments are ids, so it reads" in out
     assert main([str(tmp_path / "missing.json")]) == 1
+
+
+def test_a_never_issued_id_answers_in_the_tools_own_convention(make_client, tmp_path: Path):
+    folder = tmp_path / "twin"
+    folder.mkdir()
+    doc = json.loads(json.dumps(PETS))
+    get = doc["paths"]["/animals/{animalId}"]["get"]
+    get["responses"]["404"] = MISSING["404"]
+    get["x-gecko-error-convention"] = {"kind": "isError", "not_found": "Animal not found: {id}",
+                                       "id_argument": "animalId"}
+    doc["info"]["x-gecko-default-state"] = {"animals": {}}
+    (folder / "zoo.json").write_text(json.dumps(doc))
+    client = make_client(schemas_dirs=[folder])
+    sid = client.post("/sessions", json={}).json()["session_id"]
+    reply = client.get("/zoo/animals/9", headers={"X-Session-ID": sid})
+    assert reply.status_code == 404 and reply.json()["message"] == "Animal not found: 9"

@@ -114,12 +114,25 @@ def _about(world: WorldBinding, resource: ResourceBinding | None) -> frozenset[s
     return world.response_fields - resource.record_fields
 
 
+ERROR_CONVENTION = "x-gecko-error-convention"
+"""An operation's learned (`gecko twin learn`) or declared error convention: its `not_found` message template."""
+
+
+def _not_found_message(op: Operation, resource: ResourceBinding, record_id: Any) -> str:
+    """The tool's own not-found message: its convention's template (`Task not found: {id}`) when it has one."""
+    convention = op.extensions.get(ERROR_CONVENTION)
+    template = convention.get("not_found") if isinstance(convention, Mapping) else None
+    if isinstance(template, str) and "{id}" in template:
+        return template.replace("{id}", str(record_id))
+    return f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found."
+
+
 def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
     """The operation's declared not-found response for `record_id` (None when it declares none)."""
     if resource.not_found is None:
         return None
     status, schema, check = resource.not_found
-    message = f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found."
+    message = _not_found_message(op, resource, record_id)
     if status == 200:
         body = {"error": message}
         return WorldAnswer(body) if op.response_is_valid(body) else None
