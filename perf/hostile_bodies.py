@@ -120,7 +120,7 @@ async def http_attack(url: str) -> dict[str, object]:
 async def slow_clients(url: str, count: int, deadline_s: float) -> dict[str, object]:
     """`count` connections that declare 1,000 body bytes and send 9, then wait; `/health` meanwhile."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
-    head = (b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    head = (b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
             b'{"state":')
     started = time.perf_counter()
     released: list[float] = []

@@ -76,7 +76,7 @@ def test_slow_clients_get_408_and_do_not_hold_the_server(tmp_path: Path) -> None
         held = []
         for _ in range(200):  # Content-Length larger than the body: the server waits for the rest
             sock = socket.create_connection(("127.0.0.1", port))
-            sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                          b"Content-Length: 1000\r\n\r\n{\"state\":")
             held.append(sock)
         started = time.monotonic()
@@ -95,7 +95,7 @@ def test_slow_clients_get_408_and_do_not_hold_the_server(tmp_path: Path) -> None
         # a slow client that finishes within the deadline is served
         sock = socket.create_connection(("127.0.0.1", port))
         body = b'{"state": {"a": 1}}'
-        sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
                      b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
         for byte in body:
             sock.sendall(bytes([byte]))
