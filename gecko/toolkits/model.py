@@ -82,6 +82,9 @@ class ServerFields:
     server can make them, so a create generates them once and stores them. (A field a create *can* be sent but
     was not, such as an optional `body`, stays absent.)"""
 
+    inputs: frozenset[str] = frozenset()
+    """The arguments a create of the resource takes (a field among them that was not sent stays absent)."""
+
     def names(self) -> frozenset[str]:
         """Every field the server may make."""
         return self.read_only | self.required | frozenset(self.defaults) | frozenset(self.initial) | self.made

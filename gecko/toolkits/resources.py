@@ -517,7 +517,7 @@ def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, A
             if member is not None:
                 initial[name] = member
     made = frozenset(shown - inputs) if creates else frozenset()
-    return ServerFields(frozenset(read_only), defaults, frozenset(required), initial, made)
+    return ServerFields(frozenset(read_only), defaults, frozenset(required), initial, made, frozenset(inputs))
 
 
 def _value_fits(schema: Mapping[str, Any], value: Any) -> bool:

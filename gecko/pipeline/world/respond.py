@@ -100,18 +100,23 @@ def _record_answer(op: Operation, world: WorldBinding, record: Any, arguments: M
                    generate: Generate, resource: ResourceBinding | None = None) -> WorldAnswer:
     values = record if isinstance(record, Mapping) else {}
     own_seed = record_seed(world, resource, values) if values else seed
-    about = _about(world, resource)
+    about = _about(world, resource, values)
     body = faithful(values, world.response_fields,
                     lambda: generate({**arguments, **_scalars(values)}, seed if about else own_seed),
                     op.response_is_valid, about)
     return WorldAnswer(body, op.success_status)
 
 
-def _about(world: WorldBinding, resource: ResourceBinding | None) -> frozenset[str]:
-    """The fields a response declares that are not fields of the record (`cancel_status`, `message`)."""
-    if resource is None or resource.record_fields is None or world.response_fields is None:
+def _about(world: WorldBinding, resource: ResourceBinding | None,
+           record: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """The fields a response declares that are not fields of the record (`cancel_status`, `message`): not record
+    fields at all, or, for a write, fields the record lacks that no create of it could have been sent."""
+    if resource is None or world.response_fields is None:
         return frozenset()
-    return world.response_fields - resource.record_fields
+    about = world.response_fields - (resource.record_fields or frozenset())
+    if resource.action in ("update", "delete") and record is not None:
+        about |= world.response_fields - record.keys() - resource.server.inputs
+    return about
 
 
 ERROR_CONVENTION = "x-gecko-error-convention"
