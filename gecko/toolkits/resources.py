@@ -664,8 +664,8 @@ def infer_world(toolkit: str, operations: Mapping[str, Operation], default_state
     servers = {noun: _server_fields([(d, operations[k]) for k, d in drafts.items() if d.noun == noun],
                                     records.get(noun), defaults) for noun in by_noun}
     for op_id, op in operations.items():
-        draft = drafts.get(op_id)
-        resource = None if draft is None else _binding(op, draft, records.get(draft.noun), servers[draft.noun])
+        bound = drafts.get(op_id)
+        resource = None if bound is None else _binding(op, bound, records.get(bound.noun), servers[bound.noun])
         fields = () if op_id in opted_out or resource is not None or op.access != "write" else _scalar_fields(op, defaults)
         declared_props = object_properties(op.response_schema) if op.response_schema is not None else None
         op.world = WorldBinding(toolkit, resource, fields, frozenset(declared_props) if declared_props else None,

@@ -456,6 +456,7 @@ class GeckoClient:
         fault = _fault_record(response.headers.get(FAULT_HEADER))
         if status >= 500 and not tool_error and fault is None:  # an injected 5xx is the tool's answer, not Gecko failing
             _raise_for(response, f"call {toolkit}/{operation_id}")
+        body: Any
         if is_success(status) and not tool_error:
             body = response.json() if response.content else None  # 204: the operation declares no content
         else:

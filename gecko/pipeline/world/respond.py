@@ -177,8 +177,8 @@ def _list_answer(op: Operation, world: WorldBinding, resource: ResourceBinding, 
         if isinstance(template, dict) and isinstance(record, Mapping):
             def fits(item: Any) -> bool:
                 return op.response_is_valid(body_with([item]))
-            own = record_seed(world, resource, record)
-            items.append(faithful(record, None, lambda own=own: _item(generate(arguments, own), resource), fits))
+            items.append(faithful(record, None, _generated_item(generate, arguments, resource,
+                                                                 record_seed(world, resource, record)), fits))
         elif isinstance(template, dict) or template is None:
             items.append(record)
         else:
@@ -188,6 +188,14 @@ def _list_answer(op: Operation, world: WorldBinding, resource: ResourceBinding, 
         if op.response_is_valid(body):
             return WorldAnswer(body, op.success_status)
     return None
+
+
+def _generated_item(generate: Generate, arguments: Mapping[str, Any], resource: ResourceBinding,
+                    seed: str) -> Callable[[], Any]:
+    """A generated list item for one record (built only when asked for), from the record's own seed."""
+    def build() -> Any:
+        return _item(generate(arguments, seed), resource)
+    return build
 
 
 def _item(body: Any, resource: ResourceBinding) -> Any:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -401,9 +401,15 @@ def _sorted(chosen: list[tuple[Any, Any]], query: QueryRoles, arguments: Mapping
             descending = descending_all or part.startswith("-")
             name = part.lstrip("+-").split(":")[0]
             descending = descending or part.lower().endswith(":desc")
-            chosen = sorted(chosen, key=lambda item, n=name: _sort_key(
-                item[1].get(n) if isinstance(item[1], Mapping) else None), reverse=descending)
+            chosen = sorted(chosen, key=_by_field(name), reverse=descending)
     return chosen
+
+
+def _by_field(name: str) -> Callable[[tuple[Any, Any]], tuple[int, Any]]:
+    """The sort key of (id, record) pairs by one field of the record."""
+    def key(item: tuple[Any, Any]) -> tuple[int, Any]:
+        return _sort_key(item[1].get(name) if isinstance(item[1], Mapping) else None)
+    return key
 
 
 def _start(chosen: list[tuple[Any, Any]], query: QueryRoles, arguments: Mapping[str, Any],
