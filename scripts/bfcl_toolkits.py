@@ -47,7 +47,7 @@ def single_turn_inputs() -> list[SourceFile]:
 
 
 def single_turn_documents() -> Iterator[tuple[str, dict[str, Any]]]:
-    """(task id, document) for every task of the seven single-turn categories."""
+    """(task id, document) for every task of the single-turn categories."""
     version = package_version()
     for category, source in zip(SINGLE_TURN_CATEGORIES, single_turn_inputs()):
         for entry in source.entries():

@@ -6,7 +6,7 @@
 
 Targets (directories under `data/`, one JSON document per toolkit):
 
-- `bfcl/openapi/single_turn/<task id>.json`: one per task of the seven single-turn categories;
+- `bfcl/openapi/single_turn/<task id>.json`: one per task of the single-turn categories;
 - `bfcl/openapi/multi_turn/<ClassName>.json`: the eight multi-turn tool classes.
 
 A target is skipped when its stamp (`<dir>/../.<name>.stamp`) records the same input hash: the

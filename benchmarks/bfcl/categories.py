@@ -10,8 +10,10 @@ from bfcl_eval.constants.category_mapping import VERSION_PREFIX
 
 Group = Literal["non_live", "live", "multi_turn"]
 
-NON_LIVE_CATEGORIES: tuple[str, ...] = ("simple_python", "multiple", "parallel", "irrelevance")
-LIVE_CATEGORIES: tuple[str, ...] = ("live_simple", "live_multiple", "live_irrelevance")
+NON_LIVE_CATEGORIES: tuple[str, ...] = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+LIVE_CATEGORIES: tuple[str, ...] = (
+    "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
+)
 SINGLE_TURN_CATEGORIES: tuple[str, ...] = NON_LIVE_CATEGORIES + LIVE_CATEGORIES
 MULTI_TURN_CATEGORIES: tuple[str, ...] = (
     "multi_turn_base",
@@ -21,6 +23,8 @@ MULTI_TURN_CATEGORIES: tuple[str, ...] = (
 )
 ALL_CATEGORIES: tuple[str, ...] = SINGLE_TURN_CATEGORIES + MULTI_TURN_CATEGORIES
 IRRELEVANCE_CATEGORIES: frozenset[str] = frozenset({"irrelevance", "live_irrelevance"})
+RELEVANCE_CATEGORIES: frozenset[str] = frozenset({"live_relevance"})
+"""Scored as "correct iff the model made a call" (no ground truth; any decodable, non-empty call passes)."""
 
 CATEGORY_COLLECTIONS: dict[str, tuple[str, ...]] = {
     "all": ALL_CATEGORIES,
@@ -46,6 +50,16 @@ def is_multi_turn(category: str) -> bool:
 def is_irrelevance(category: str) -> bool:
     """Whether `category` is scored as "correct iff the model made no call"."""
     return category in IRRELEVANCE_CATEGORIES
+
+
+def is_relevance(category: str) -> bool:
+    """Whether `category` is scored as "correct iff the model made at least one call"."""
+    return category in RELEVANCE_CATEGORIES
+
+
+def has_ground_truth(category: str) -> bool:
+    """Whether `category` ships a `possible_answer/` file (not the (ir)relevance ones)."""
+    return not (is_irrelevance(category) or is_relevance(category))
 
 
 def category_group(category: str) -> Group:

@@ -23,7 +23,7 @@ from bfcl_eval.constants.executable_backend_config import MULTI_TURN_FUNC_DOC_FI
 from benchmarks.bfcl.categories import (
     category_group,
     category_of_id,
-    is_irrelevance,
+    has_ground_truth,
     is_multi_turn,
     question_file_name,
 )
@@ -198,7 +198,7 @@ def load_category(category: str) -> list[BfclTask]:
     category_group(category)
     root = data_root()
     entries = _read_jsonl(root / question_file_name(category))
-    if is_irrelevance(category):
+    if not has_ground_truth(category):
         return [_single_turn_task(entry, None, category) for entry in entries]
     answers = _read_jsonl(root / "possible_answer" / question_file_name(category))
     if [e["id"] for e in entries] != [a["id"] for a in answers]:

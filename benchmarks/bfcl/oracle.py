@@ -1,24 +1,58 @@
 """Ground truth turned into the calls a perfect model would make (for the scripted oracle and for tests).
 
 Single-turn ground truth lists allowed values per parameter. The oracle takes the first allowed value that
-is not `""`, and leaves a parameter out when `""` (omittable) is its only option (`gecko.convert.bfcl.answer_arguments`,
+is not `""`, and leaves a parameter out when `""` (omittable) is its only option, or when it is omittable and
+the function doc does not declare it (`gecko.convert.bfcl.answer_arguments`,
 which `gecko verify` uses too).
+Relevance tasks (live_relevance) have no ground truth: any call passes, so the oracle calls the first offered
+function with placeholder values for its required parameters (`relevance_call`).
 Multi-turn ground truth is call text, parsed safely with the task's function docs.
 """
 
 from __future__ import annotations
 
-from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask
+from typing import Any
+
+from benchmarks.bfcl.categories import is_relevance
+from benchmarks.bfcl.loader import FunctionDoc, MultiTurnTask, SingleTurnTask
 from benchmarks.bfcl.parse import FunctionCall, parse_calls
 from gecko.convert.bfcl import answer_arguments
 
+_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 1, "float": 1.0, "number": 1.0, "boolean": True,
+                                  "array": [], "tuple": [], "dict": {}, "any": "example"}
+
+
+def _placeholder(schema: dict[str, Any]) -> Any:
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    return _PLACEHOLDERS.get(str(schema.get("type")), "example")
+
+
+def relevance_call(function: FunctionDoc) -> FunctionCall:
+    """A call of `function` with a placeholder value (first enum value, default, or one per type) for each
+    required parameter."""
+    parameters = function.get("parameters", {})
+    properties = parameters.get("properties", {})
+    return FunctionCall(function["name"], {name: _placeholder(properties.get(name, {}))
+                                           for name in parameters.get("required", ())})
+
 
 def single_turn_oracle_calls(task: SingleTurnTask) -> list[FunctionCall]:
-    """The calls of the ground truth, one per expected call (none for irrelevance tasks)."""
+    """The calls of the ground truth, one per expected call (none for irrelevance tasks; one placeholder call of
+    the first function for relevance tasks)."""
+    if is_relevance(task.category):
+        return [relevance_call(task.functions[0])] if task.functions else []
     calls: list[FunctionCall] = []
+    documented = {doc["name"]: doc.get("parameters", {}).get("properties", {}) for doc in task.functions}
     for expected in task.ground_truth or ():
         for name, parameters in expected.items():
-            calls.append(FunctionCall(name, answer_arguments(parameters)))
+            known = documented.get(name)
+            # a few answers (parallel_multiple_12, _26) list an omittable parameter the function doc lacks: leave it out
+            kept = {param: options for param, options in parameters.items()
+                    if known is None or param in known or "" not in options}
+            calls.append(FunctionCall(name, answer_arguments(kept)))
     return calls
 
 

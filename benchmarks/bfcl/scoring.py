@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.bfcl.categories import is_irrelevance
+from benchmarks.bfcl.categories import is_irrelevance, is_relevance
 from benchmarks.bfcl.checker import CheckResult, check_ast, check_multi_turn
 from benchmarks.bfcl.export import ResultRecord
 from benchmarks.bfcl.loader import BfclTask, FunctionDoc, MultiTurnTask, SingleTurnTask, load_category
@@ -133,8 +133,23 @@ def _from_check(task_id: str, check: CheckResult, decoded: Any) -> EntryScore:
     )
 
 
+def score_relevance(task: SingleTurnTask, result: Any) -> EntryScore:
+    """Score one relevance result: valid iff it decodes to at least one call (as `bfcl evaluate` does; output the
+    safe decoder refuses fails, closed)."""
+    try:
+        calls = decode_calls(result, task.functions)
+    except CallParseError as exc:
+        return _failed(task.id, "relevance_error:decoder_failed",
+                       f"Invalid syntax. Failed to decode AST when it should have. {exc}")
+    if not calls:
+        return _failed(task.id, "relevance_error:decoder_failed", "The model made no call.", [])
+    return EntryScore(id=task.id, valid=True, decoded=calls_to_dicts(calls))
+
+
 def score_single_turn(task: SingleTurnTask, result: Any) -> EntryScore:
-    """Score one single-turn result (AST checker, or "no call" for irrelevance)."""
+    """Score one single-turn result (AST checker, "no call" for irrelevance, "a call" for relevance)."""
+    if is_relevance(task.category):
+        return score_relevance(task, result)
     try:
         calls = decode_calls(result, task.functions)
     except NotACallError as exc:

@@ -30,10 +30,14 @@ EXPECTED_COUNTS = {
     "simple_python": 400,
     "multiple": 200,
     "parallel": 200,
+    "parallel_multiple": 200,
     "irrelevance": 240,
     "live_simple": 258,
     "live_multiple": 1053,
+    "live_parallel": 16,
+    "live_parallel_multiple": 24,
     "live_irrelevance": 884,
+    "live_relevance": 16,
     "multi_turn_base": 200,
     "multi_turn_miss_func": 200,
     "multi_turn_miss_param": 200,
@@ -53,7 +57,7 @@ def test_counts_and_types(category: str) -> None:
         if isinstance(task, SingleTurnTask):
             assert task.toolkits == (task.id,)
             assert len(task.turns) == 1 and task.messages[-1].role in {"user", "assistant"}
-            assert (task.ground_truth is None) == ("irrelevance" in category)
+            assert (task.ground_truth is None) == ("relevance" in category)
         else:
             assert isinstance(task, MultiTurnTask)
             assert task.toolkits == task.involved_classes
@@ -127,12 +131,16 @@ def test_categories_and_groups() -> None:
         "simple_python",
         "live_simple",
         "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
         "live_irrelevance",
+        "live_relevance",
     ]
     assert category_group("irrelevance") == "non_live"
+    assert category_group("parallel_multiple") == "non_live"
     assert category_group("multi_turn_long_context") == "multi_turn"
     with pytest.raises(UnknownCategoryError):
-        expand_categories(["parallel_multiple"])
+        expand_categories(["format_sensitivity"])
     assert sorted(["x_10", "x_9", "x_2-1-0"], key=id_sort_key) == ["x_2-1-0", "x_9", "x_10"]
 
 

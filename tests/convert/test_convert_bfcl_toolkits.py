@@ -17,8 +17,9 @@ from tests.convert.convert_support import run_build
 # The session's build of the BFCL toolkits (given up to 600 s) falls in the first test's set-up.
 pytestmark = pytest.mark.timeout(900)
 COUNTS = {
-    "simple_python": 400, "multiple": 200, "parallel": 200, "irrelevance": 240,
-    "live_simple": 258, "live_multiple": 1053, "live_irrelevance": 884,
+    "simple_python": 400, "multiple": 200, "parallel": 200, "parallel_multiple": 200, "irrelevance": 240,
+    "live_simple": 258, "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
+    "live_irrelevance": 884, "live_relevance": 16,
 }
 CLASSES = ("GorillaFileSystem", "MathAPI", "MessageAPI", "TwitterAPI", "TicketAPI", "TradingBot", "TravelAPI",
            "VehicleControlAPI")
@@ -52,7 +53,7 @@ def bfcl_entries(category: str) -> list[dict]:
 
 def test_one_toolkit_per_single_turn_task(bfcl_data_dir: Path) -> None:
     stems = {p.stem for p in single_turn(bfcl_data_dir).glob("*.json")}
-    assert len(stems) == sum(COUNTS.values()) == 3235
+    assert len(stems) == sum(COUNTS.values()) == 3491
     for category, count in COUNTS.items():
         assert sum(1 for s in stems if s.rsplit("_", 1)[0] == category) == count, category
 
@@ -110,7 +111,7 @@ def test_build_is_byte_identical_and_skipped_when_up_to_date(bfcl_data_dir: Path
 @pytest.mark.slow
 def test_every_single_turn_toolkit_loads(bfcl_data_dir: Path) -> None:
     registry = load_toolkits([single_turn(bfcl_data_dir)])
-    assert len(registry.toolkits) == 3235
+    assert len(registry.toolkits) == 3491
     op = registry.get("multiple_0", "triangle_properties_get")
     assert op.original_name == "triangle_properties.get"
     assert op.args_validator.is_valid({"side1": 5, "side2": 4, "side3": 3})
