@@ -15,6 +15,7 @@ by `--resume`.
 from __future__ import annotations
 
 import argparse
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category,
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
 from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, evaluate_official
+from benchmarks.bfcl.overall import overall_report
 from benchmarks.bfcl.preflight import (
     MULTI_TURN_GECKO,
     SINGLE_TURN_GECKO,
@@ -122,6 +124,22 @@ class _Bfcl:
     def categories_of(name: str) -> tuple[str, ...]:
         """The categories named by `--category`."""
         raise NotImplementedError
+
+    @staticmethod
+    def overall_report(run_dirs: Sequence[Path], official: bool) -> tuple[str, bool]:
+        """`gecko score --overall`: the V4 leaderboard over the run directories' result files (`overall.py`), with
+        the official leaderboard code's values beside ours when `official`. Returns the text and whether the
+        official values agree (True without `official`).
+
+        Raises:
+            OverallError: The directories cannot be combined.
+            RuntimeError, OSError: The official CLI failed.
+        """
+        if not official:
+            return overall_report(run_dirs).format(), True
+        with tempfile.TemporaryDirectory(prefix="bfcl-overall-score-") as scratch:
+            report = overall_report(run_dirs, official_score_dir=Path(scratch))
+        return report.format(), not report.disagreements
 
     def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> Callable[[Any], Any]:
         """The function that gives each task its agent(s) (`agents.agent_factory`, `multi_agents.multi_turn_agents`)."""

@@ -270,7 +270,7 @@ def format_official(check: OfficialCheck) -> str:
 
 
 def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkCommand]) -> int:
-    """`gecko score [--official] RUN_DIR …`: write the official files of run directories again from their
+    """`gecko score [--official] [--overall] RUN_DIR …`: write the official files of run directories again from their
     checkpoints and score them; with `--official`, also run the benchmark's official tools on those files and
     compare. Returns the exit code (1 when a directory cannot be scored or the official tools disagree).
 
@@ -284,11 +284,17 @@ def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkC
     parser.add_argument("--official", action="store_true",
                         help="also run the benchmark's own official tools (bfcl evaluate; tau2 evaluate-trajs and "
                              "verify-trajs) on the official files and compare their figures with ours")
+    parser.add_argument("--overall", action="store_true",
+                        help="also print the benchmark's overall score over all the run directories together (BFCL: "
+                             "the V4 leaderboard's rows and weights; categories not run are listed as missing, never "
+                             "counted as 0%%); with --official, the official leaderboard code's values beside ours")
     args = parser.parse_args(argv)
     code = EXIT_OK
+    names: list[str] = []
     for path in args.run_dirs:
         try:
             name = RunDirectory.recorded_benchmark(path)
+            names.append(name)
             command = lookup(name)
             run_dir = RunDirectory.open(path, command.name)
             benchmark = command.from_config(run_dir.read_config().get("config", {}),
@@ -302,4 +308,16 @@ def score_command(argv: Sequence[str] | None, lookup: Callable[[str], BenchmarkC
             print(format_official(check))
             if not check.agrees:
                 code = EXIT_ERROR
+    if args.overall:
+        overall = {getattr(lookup(name), "overall_report", None) for name in names}
+        if len(overall) != 1 or None in overall:
+            return _error("--overall: the run directories must all be of one benchmark that has an overall score "
+                          f"(got {', '.join(sorted(set(names)))})")
+        try:
+            text, agrees = overall.pop()(args.run_dirs, args.official)  # type: ignore[misc]
+        except (RunError, ValueError, RuntimeError, OSError) as exc:
+            return _error(f"--overall: {exc}")
+        print(text)
+        if not agrees:
+            code = EXIT_ERROR
     return code
