@@ -36,6 +36,8 @@ PATTERN_SAMPLES = 24
 RICH_DEPTH = 4
 """Shallower than this, optional properties are filled in and arrays get an item; deeper, only what is required."""
 MAX_REF_HOPS = 64
+LAZY_CHECK_DEFS = 64
+"""A sub-schema check that reaches more definitions than this runs on the Python validator (see `_valid`)."""
 MAX_GENERATED_SIZE = 1_048_576
 """Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
 (`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
@@ -68,7 +70,7 @@ class SchemaCache:
     synthesizer keeps one per process); each entry also holds its schemas, so an id is never reused.
     """
 
-    checks: dict[tuple[int, int], tuple[FastCheck, Any, Any]] = field(default_factory=dict)
+    checks: dict[tuple[int, int], tuple[FastCheck | Validator, Any, Any]] = field(default_factory=dict)
     patterns: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -165,14 +167,40 @@ class InstanceGenerator:
         """`pick(salt, n)` for the field `key`: deterministic per seed, field and salt."""
         return lambda salt, n: int(self._hex(f"{key}|{salt}", 16), 16) % n
 
+    def _needed_defs(self, schema: Any) -> dict[str, Any]:
+        """The root `$defs` a sub-schema can reach through `#/$defs/…` references (all of them when it refers any
+        other way): compiling a check with a real document's thousand definitions attached took 70 ms each."""
+        names: set[str] = set()
+        todo = [schema]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str):
+                    if not ref.startswith("#/$defs/"):
+                        return dict(self._defs)
+                    name = ref[len("#/$defs/"):].split("/")[0].replace("~1", "/").replace("~0", "~")
+                    if name not in names and name in self._defs:
+                        names.add(name)
+                        todo.append(self._defs[name])
+                todo.extend(v for k, v in node.items() if k != "$ref")
+            elif isinstance(node, list):
+                todo.extend(node)
+        return {name: self._defs[name] for name in names}
+
     def _valid(self, schema: Any, value: Any) -> bool:
         if not isinstance(schema, dict):
             return schema is not False
         key = (id(schema), id(self._defs))
         entry = self._cache.checks.get(key)
         if entry is None:
-            wrapped = {**schema, "$defs": dict(self._defs)} if self._defs and "$defs" not in schema else schema
-            entry = (FastCheck(wrapped, SafeValidator(wrapped, format_checker=FORMAT_CHECKER)), schema, self._defs)
+            needed = self._needed_defs(schema) if self._defs and "$defs" not in schema else None
+            wrapped = {**schema, "$defs": needed} if needed is not None else schema
+            python = SafeValidator(wrapped, format_checker=FORMAT_CHECKER)
+            # a check reaching many definitions compiles slowly in jsonschema-rs (70 ms each for Stripe's); the
+            # Python validator resolves references on demand and answers the generator's small values faster
+            check = python if needed is not None and len(needed) > LAZY_CHECK_DEFS else FastCheck(wrapped, python)
+            entry = (check, schema, self._defs)
             self._cache.checks[key] = entry  # the entry keeps the schemas alive with their ids
         return entry[0].is_valid(value)
 
