@@ -22,9 +22,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentFactory, AgentSettings, agent_factory, is_scripted
-from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES, category_of_id
+from benchmarks.bfcl.categories import (
+    LEADERBOARD_GROUPS,
+    LIVE_CATEGORIES,
+    MULTI_TURN_CATEGORIES,
+    NON_LIVE_CATEGORIES,
+    SINGLE_TURN_CATEGORIES,
+    category_of_id,
+)
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
+from benchmarks.bfcl.leaderboard import Scored, format_leaderboard, leaderboard
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
@@ -91,6 +99,35 @@ def single_turn_categories(name: str) -> tuple[str, ...]:
     return (name,)
 
 
+def single_turn_group(group: str) -> tuple[str, ...]:
+    """The categories of a leaderboard group that `gecko bfcl` runs (`--group non_live|live`).
+
+    Raises:
+        ValueError: A group this runner does not run (the message says which command does).
+    """
+    if group == "non_live":
+        return NON_LIVE_CATEGORIES
+    if group == "live":
+        return LIVE_CATEGORIES
+    if group == "multi_turn":
+        raise ValueError("the multi_turn group runs with `gecko bfcl-multi --group multi_turn`")
+    raise ValueError(f"--group {group}: the agentic group (memory, web_search) is not run by Gecko yet; "
+                     "`gecko score --overall` lists it as missing")
+
+
+def multi_turn_group(group: str) -> tuple[str, ...]:
+    """The categories of a leaderboard group that `gecko bfcl-multi` runs (`--group multi_turn`).
+
+    Raises:
+        ValueError: A group this runner does not run.
+    """
+    if group == "multi_turn":
+        return MULTI_TURN_CATEGORIES
+    if group in ("non_live", "live"):
+        raise ValueError(f"the {group} group runs with `gecko bfcl --group {group}`")
+    return single_turn_group(group)
+
+
 def multi_turn_categories(name: str) -> tuple[str, ...]:
     """The categories named by `--category` of a multi-turn run (`all`, a full name, or one without the
     `multi_turn_` prefix).
@@ -123,6 +160,11 @@ class _Bfcl:
     @staticmethod
     def categories_of(name: str) -> tuple[str, ...]:
         """The categories named by `--category`."""
+        raise NotImplementedError
+
+    @staticmethod
+    def group_categories(group: str) -> tuple[str, ...]:
+        """The categories named by `--group`."""
         raise NotImplementedError
 
     @staticmethod
@@ -172,6 +214,8 @@ class _Bfcl:
         """`--category`, the model, the selection, and the GATS and agent flags."""
         required = " (required)" if cls.category_default is None else ""
         parser.add_argument("--category", default=cls.category_default, help=cls.category_help + required)
+        parser.add_argument("--group", choices=LEADERBOARD_GROUPS,
+                            help="every category of one BFCL V4 leaderboard group (instead of --category)")
         add_model_argument(parser, help_text="scripted-oracle | scripted-noisy (offline, no model) | an LLM alias | "
                                              "openai-compatible:<model>@<base_url>")
         add_selection_arguments(parser, ids_help="task ids, comma or space separated (full, or short like 3 / 3-1-0 "
@@ -203,11 +247,15 @@ class _Bfcl:
         Raises:
             ValueError: A missing flag, an unknown scripted agent or category, or a value out of range.
         """
-        require(args, category="--category", model="--model")
+        group = getattr(args, "group", None)
+        if group is not None and args.category not in (None, cls.category_default):
+            raise ValueError("give --category or --group, not both")
+        require(args, **({} if group else {"category": "--category"}), model="--model")
         if args.model.startswith("scripted-") and not is_scripted(args.model):
             raise ValueError(f"unknown scripted agent {args.model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
+        categories = cls.group_categories(group) if group else cls.categories_of(args.category)
         return cls(cls.config_type(
-            categories=cls.categories_of(args.category), model=args.model, ids=selected_ids(args),
+            categories=categories, model=args.model, ids=selected_ids(args),
             num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
             max_steps=args.max_steps, temperature=args.temperature, max_tokens=args.max_tokens,
             generate_checklist=args.checklist, agent_backend=args.agent_backend, faults=policy_from_args(args)),
@@ -280,7 +328,7 @@ class _Bfcl:
             write_results(path, dedupe_records(records))
             files.append((ResultFile(model_dir_name(self.settings.model), category, path), len(records)))
         partial = any(count < self._dataset_size(item.category) for item, count in files)
-        lines = (f"results: {results}",
+        lines: tuple[str, ...] = (f"results: {results}",
                  f"score:   python -m benchmarks.bfcl.evaluate --result-dir {results} --test-category all"
                  + (" --partial-eval" if partial else ""),
                  f"official: gecko score --official {run_dir}  (the bfcl CLI itself on these files)")
@@ -292,6 +340,11 @@ class _Bfcl:
                           "dataset_size": score.dataset_size, "result_file": paths[name]}
                    for name, score in summary.categories.items()}
         groups = {name: group.accuracy for name, group in summary.groups.items()}
+        if len(files) > 1:  # a sweep: the leaderboard's rows and weights over what it ran
+            board = leaderboard({name: Scored(score.accuracy, score.total)
+                                 for name, score in summary.categories.items()})
+            lines += ("BFCL V4 leaderboard rows (rows with a category not run have no value, never 0%; "
+                      f"combine runs with: gecko score --overall {run_dir} RUN_DIR…):", format_leaderboard(board))
         return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics,
                            "groups": groups, "overall": summary.overall}, lines)
 
@@ -370,6 +423,7 @@ class BfclSingleTurn(_Bfcl):
 
     name, config_type, category_default = "bfcl", BfclRunConfig, None
     categories_of = staticmethod(single_turn_categories)
+    group_categories = staticmethod(single_turn_group)
     category_help = f"one of {', '.join(SINGLE_TURN_CATEGORIES)}, or 'all' (one result file per category)"
 
     def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> AgentFactory:
@@ -401,6 +455,7 @@ class BfclMultiTurn(_Bfcl):
 
     name, config_type, category_default = "bfcl-multi", MultiTurnRunConfig, "multi_turn_base"
     categories_of = staticmethod(multi_turn_categories)
+    group_categories = staticmethod(multi_turn_group)
     category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
                      "(default multi_turn_base)")
 

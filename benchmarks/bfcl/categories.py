@@ -26,6 +26,9 @@ IRRELEVANCE_CATEGORIES: frozenset[str] = frozenset({"irrelevance", "live_irrelev
 RELEVANCE_CATEGORIES: frozenset[str] = frozenset({"live_relevance"})
 """Scored as "correct iff the model made a call" (no ground truth; any decodable, non-empty call passes)."""
 
+LEADERBOARD_GROUPS: tuple[str, ...] = ("non_live", "live", "multi_turn", "agentic")
+"""The leaderboard's groups, as `--group` names them (agentic: memory and web_search, not run by Gecko yet)."""
+
 CATEGORY_COLLECTIONS: dict[str, tuple[str, ...]] = {
     "all": ALL_CATEGORIES,
     "single_turn": SINGLE_TURN_CATEGORIES,

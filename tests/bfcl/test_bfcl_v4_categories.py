@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.bfcl.categories import category_group, is_relevance
+import pytest
+
+from benchmarks.bfcl.benchmark import BfclMultiTurn, BfclSingleTurn
+from benchmarks.bfcl.categories import (
+    LIVE_CATEGORIES,
+    MULTI_TURN_CATEGORIES,
+    NON_LIVE_CATEGORIES,
+    category_group,
+    is_relevance,
+)
 from benchmarks.bfcl.loader import SingleTurnTask, load_category
 from benchmarks.bfcl.oracle import single_turn_oracle_calls
 from benchmarks.bfcl.parse import format_calls
 from benchmarks.bfcl.scoring import score_single_turn
+from gecko_cli.main import main as gecko_main
 from tests.bfcl.bfcl_support import run_single
 
 V4_CATEGORIES = ("parallel_multiple", "live_parallel", "live_parallel_multiple", "live_relevance")
@@ -51,3 +61,33 @@ def test_the_scripted_oracle_over_http_scores_1_on_each_new_category(sample_geck
     for category in V4_CATEGORIES:
         assert summary.groups[category].done == 4
         assert categories[category]["accuracy"] == 1.0, category
+
+
+def test_group_selects_a_leaderboard_group(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert BfclSingleTurn.group_categories("non_live") == NON_LIVE_CATEGORIES
+    assert "parallel_multiple" in NON_LIVE_CATEGORIES and "live_relevance" in LIVE_CATEGORIES
+    assert BfclSingleTurn.group_categories("live") == LIVE_CATEGORIES
+    assert BfclMultiTurn.group_categories("multi_turn") == MULTI_TURN_CATEGORIES
+    for command, group, message in (("bfcl", "multi_turn", "gecko bfcl-multi --group multi_turn"),
+                                    ("bfcl", "agentic", "not run by Gecko yet"),
+                                    ("bfcl-multi", "live", "gecko bfcl --group live")):
+        capsys.readouterr()
+        assert gecko_main([command, "--group", group, "--model", "scripted-oracle", "--output-dir",
+                           str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, err
+    assert gecko_main(["bfcl", "--group", "live", "--category", "live_simple", "--model", "scripted-oracle",
+                       "--output-dir", str(tmp_path)]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_sweep_prints_the_leaderboard_rows(sample_gecko: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert gecko_main(["bfcl", "--group", "live", "--model", "scripted-oracle", "--num-tasks", "2", "--gecko-url",
+                       sample_gecko, "--output-dir", str(tmp_path), "--no-progress", "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "BFCL V4 leaderboard rows" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert rows["live"][1:3] == ["10", "100.00%"] and rows["relevance"][1:3] == ["-", "100.00%"]
+    assert rows["overall"][1:3] == ["100", "n/a"] and rows["non_live"][2] == "n/a"
