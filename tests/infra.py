@@ -12,6 +12,7 @@ CI step (the local model, `make test-local`) — those use `pytest.mark.skipif` 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from types import ModuleType
 from typing import NoReturn
@@ -39,6 +40,16 @@ def require(available: object, reason: str) -> None:
     """Go on when `available` is true; otherwise `missing(reason)`."""
     if not available:
         missing(reason)
+
+
+def require_installed(name: str, reason: str) -> None:
+    """Check that module `name` can be imported without importing it (cheap at collection for heavy packages whose
+    tests import them later, or whose tests run them in a subprocess)."""
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    require(found, reason)
 
 
 def require_module(name: str, reason: str) -> ModuleType:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.infra import CI_VARIABLE, require, require_module
+from tests.infra import CI_VARIABLE, require, require_installed, require_module
 
 
 @pytest.mark.parametrize("value", ["true", "1", "TRUE", "yes"])
@@ -14,6 +14,8 @@ def test_in_ci_a_missing_requirement_fails_with_the_reason(monkeypatch: pytest.M
         require(None, "redis-server is not installed")
     with pytest.raises(pytest.fail.Exception, match=r"no_such_module_here"):
         require_module("no_such_module_here", "needs an extra")
+    with pytest.raises(pytest.fail.Exception, match=r"needs an extra"):
+        require_installed("no_such_module_here", "needs an extra")
 
 
 @pytest.mark.parametrize("value", [None, "", "false", "0"])
@@ -30,3 +32,4 @@ def test_what_is_there_passes_through(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CI_VARIABLE, "true")
     require("/usr/bin/redis-server", "unused")
     assert require_module("json", "unused").dumps([]) == "[]"
+    require_installed("json", "unused")

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bfcl.export import read_results
+from tests.infra import require_installed
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub
 from utils.paths import REPO_ROOT
 
-pytest.importorskip("camel", reason="needs the [camel] extra (make setup installs it)")
+require_installed("camel", "needs the [camel] extra (make setup installs it)")
 pytestmark = pytest.mark.integration
 
 

@@ -13,11 +13,12 @@ from benchmarks.taubench.benchmark import Tau2Benchmark
 from benchmarks.taubench.mock_toolkits import MOCK_DIR
 from benchmarks.taubench.results import Results
 from benchmarks.taubench.run_config import Tau2RunConfig
+from tests.infra import require_installed
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
 from utils.procs import gecko_server
 
-pytest.importorskip("camel", reason="needs the [camel] extra (make setup installs it)")
+require_installed("camel", "needs the [camel] extra (make setup installs it)")
 pytestmark = pytest.mark.integration
 PLAN = {"steps": [
     {"tool_calls": [{"name": "get_reservation_details", "arguments": {"reservation_id": "Z7GOZK"}}]},

@@ -6,8 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-import pytest
-
+from tests.infra import require
 from utils.paths import REPO_ROOT
 
 FRESH = ("STAMP=/nonexistent/.setup-stamp", "DEMO_STAMP=/nonexistent/.demo-stamp")
@@ -15,8 +14,7 @@ FRESH = ("STAMP=/nonexistent/.setup-stamp", "DEMO_STAMP=/nonexistent/.demo-stamp
 
 
 def _dry_run(target: str) -> list[str]:
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
+    require(shutil.which("make"), "make is not installed (CI runs through it)")
     done = subprocess.run(["make", "-n", target, *FRESH], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.replace("\\\n", " ").splitlines()  # a continued recipe line as one
