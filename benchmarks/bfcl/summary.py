@@ -2,16 +2,19 @@
 
 Weighting (chosen to match how `bfcl evaluate` builds its leaderboard groups, see research/bfcl_eval.md §5):
 
-- non-live: unweighted mean of the non-live categories scored (simple_python, multiple, parallel, irrelevance);
-- live: mean of the live categories scored (live_simple, live_multiple, live_irrelevance), weighted by the
-  number of entries scored in each, as the official live summary is;
+- non-live: unweighted mean of the non-live categories scored (simple_python, multiple, parallel,
+  parallel_multiple, irrelevance);
+- live: mean of the live categories scored (live_simple, live_multiple, live_parallel, live_parallel_multiple,
+  live_irrelevance, live_relevance), weighted by the number of entries scored in each, as the official live
+  summary is;
 - multi-turn: unweighted mean of the multi-turn categories scored;
 - overall (the paper's definition): unweighted mean of those three group averages. It is reported only when
   all three groups have at least one category scored; otherwise it is None ("n/a" in the table).
 
 Unlike the official summaries, the irrelevance categories are inside their group averages: they are part of
 the seven single-turn categories the paper runs, and the official overall weights them separately only
-because it also has relevance and agentic columns we do not run.
+because it also has relevance and agentic columns. The leaderboard's own V4 rows and weights are in
+`leaderboard.py` (printed after a sweep, and by `gecko score --overall`).
 """
 
 from __future__ import annotations
