@@ -14,7 +14,8 @@ from utils.roles import SERVER_ROLES
 from utils.settings import ENV_PREFIX, Settings
 from utils.settings_cli import DOC_BEGIN, DOC_END, flags_markdown, given_settings, setting_flags
 
-README = REPO_ROOT / "README.md"
+CONFIG_PAGE = REPO_ROOT / "docs" / "reference" / "configuration.md"
+"""The configuration reference: its flag tables are generated from the settings."""
 
 
 def settings(argv: list[str]) -> Settings:
@@ -34,10 +35,10 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_every_field_has_a_documented_flag_with_help() -> None:
     flags = setting_flags(server=None)
     assert [f.field for f in flags] == list(Settings.model_fields)
-    readme = README.read_text(encoding="utf-8")
+    page = CONFIG_PAGE.read_text(encoding="utf-8")
     for flag in flags:
         assert flag.help.endswith("."), flag.field  # a docstring under every field
-        assert f"`{flag.names[0]}`" in readme, flag.names[0]
+        assert f"`{flag.names[0]}`" in page, flag.names[0]
     assert {f.field for f in flags if not f.server} == {"gecko_url"}  # the runners' setting, not the server's
 
 
@@ -104,10 +105,10 @@ def test_help_lists_the_roles_from_the_table(capsys: pytest.CaptureFixture[str])
     assert "--schemas_dir" not in out  # snake_case aliases work but stay out of the help
 
 
-def test_readme_flag_tables_are_generated_from_the_settings() -> None:
-    readme = README.read_text(encoding="utf-8")
-    block = readme[readme.index(DOC_BEGIN) + len(DOC_BEGIN) + 1:readme.index(DOC_END)]
-    assert block == flags_markdown(), "stale README flags: run `python -m utils.settings_cli README.md`"
+def test_the_configuration_reference_flag_tables_are_generated_from_the_settings() -> None:
+    page = CONFIG_PAGE.read_text(encoding="utf-8")
+    block = page[page.index(DOC_BEGIN) + len(DOC_BEGIN) + 1:page.index(DOC_END)]
+    assert block == flags_markdown(), "stale flag tables: run `python -m utils.settings_cli`"
 
 
 def test_env_example_lists_every_variable() -> None:
