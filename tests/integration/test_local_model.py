@@ -245,6 +245,27 @@ def test_bfcl_with_the_local_planner(local_model: Any, tmp_path: Path, retries: 
             assert not attempt["verdict"]["success"], json.dumps(attempt)[:2000]
 
 
+@pytest.mark.timeout(1800)
+def test_a_three_task_bfcl_run_with_every_default_ends_with_scored_tasks(local_model: Any, tmp_path: Path) -> None:
+    """Issue 33: with the defaults (8 workers, 10 steps, 2 retries) all three tasks came out untested: parallel
+    requests queued on the one slot and timed out, a looping attempt made 117 calls, and the retry's feedback
+    overflowed the 8,192-token window. The runner now keeps to the slots (/props), bounds the calls and the feedback
+    by the window, and an overflow is the attempt's own end. One request of this model on a loaded 2-core machine
+    can take minutes: `--llm-timeout` gives it the time (the default 60 s is for hosted models)."""
+    out = tmp_path / "bfcl3"
+    run = _gecko("bfcl", "--category", "simple_python", "--num-tasks", "3", "--model", local_model.name,
+                 "--llm-timeout", "600", "--output-dir", str(out), timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    summary = _summary(out)
+    assert summary["total"]["done"] == 3 and summary["total"]["untested"] == 0, json.dumps(summary)[:3000]
+    assert "serves 1 request(s) at a time" in run.stderr and "instead of 8" in run.stderr
+    probes = json.loads(next(out.iterdir()).joinpath("config.json").read_text())["environment"]["model_probes"]
+    assert probes[0]["context_tokens"] == 8192 and probes[0]["slots"] == 1
+    for trace in _traces(out):
+        for attempt in trace["attempts"]:
+            assert len(attempt.get("calls", [])) <= 32  # the window's bound on one attempt's calls
+
+
 def test_one_multi_turn_task_end_to_end(local_model: Any, tmp_path: Path) -> None:
     out = tmp_path / "multi"
     run = _gecko("bfcl-multi", "--category", "multi_turn_base", "--num-tasks", "1", "--model", local_model.name,
