@@ -39,7 +39,7 @@ def test_oracle_sample_of_every_category(sample_gecko: str, tmp_path: Path) -> N
 
 @pytest.mark.slow
 @pytest.mark.integration
-def test_oracle_all_seven_categories(tmp_path: Path) -> None:
+def test_oracle_all_single_turn_categories(tmp_path: Path) -> None:
     require_toolkits()
     with gecko_server([SINGLE_TURN_TOOLKITS], workers=2, state_dir=tmp_path / "state",
                       extra=["--state-model", "none"], timeout=300) as url:
@@ -48,4 +48,5 @@ def test_oracle_all_seven_categories(tmp_path: Path) -> None:
     assert summary.total.done == sum(c["dataset_size"] for c in categories.values())
     assert _failed_ids(summary.run_dir) == set(DATA_BUG_IDS)
     assert all(categories[c]["accuracy"] == 1.0
-               for c in ("simple_python", "multiple", "parallel", "irrelevance", "live_irrelevance"))
+               for c in ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_parallel",
+                         "live_parallel_multiple", "live_irrelevance", "live_relevance"))
