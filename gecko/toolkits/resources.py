@@ -503,6 +503,7 @@ def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, A
         required |= object_required(schema, root)
     if record:
         required &= set(record)
+        shown &= set(record)  # what the create's answer says beside the record (`status: saved`) is no field of it
     initial: dict[str, Any] = {}
     for name, sub in (record or {}).items():
         if name in defaults:
