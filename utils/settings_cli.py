@@ -171,7 +171,7 @@ def given_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def flags_markdown() -> str:
-    """The README's tables: the server's flags, the server roles, and the list of usage roles."""
+    """The configuration reference's tables: the server's flags, the server roles, and the list of usage roles."""
     lines = ["| flag | variable | default | meaning |", "|---|---|---|---|"]
     for flag in setting_flags():
         names = ", ".join(f"`{name}`" for name in flag.names)

@@ -1,7 +1,7 @@
 """Rules state reducer: the world model's state (records and fields of the toolkits), bounded by the world, not by
 the session's length (the call log itself lives in the history).
 
-What the rules state holds (documented in the README):
+What the rules state holds (documented in docs/concepts/world-model.md):
 - `<toolkit>`: the world model (`gecko.pipeline.world`): the records of each resource under their collection
   (`{"petstore": {"pets": {"1": {...}}}}`), counters, and the top-level fields that writes set. Creates add a
   record, updates change it, deletes remove it; real results synced with `/update-state-from-real` do the same,
