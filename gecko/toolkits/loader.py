@@ -38,7 +38,7 @@ from gecko.toolkits.schemas import (
     check_schema,
     resolve_object,
 )
-from gecko.toolkits.validation_cache import ValidationCache
+from gecko.toolkits.validation_cache import Known, ValidationCache
 from gecko.upstream.spec import UPSTREAM_KEY, parse_upstream
 from utils.jsonutil import json_pointer
 from utils.schema.formats import FORMAT_CHECKER
@@ -162,9 +162,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _validate_all(sources: list[_Source], cache: ValidationCache, strict: bool, progress: Progress) -> dict[Path, str]:
+def _validate_all(sources: list[_Source], known: dict[str, Known | None], strict: bool,
+                  progress: Progress) -> dict[Path, str]:
     """Validate the documents the cache does not know; (path → problem) of those that fail."""
-    pending = [s for s in sources if not cache.known_valid(s.key)]
+    pending = [s for s in sources if known.get(s.key) is None]
     problems: dict[Path, str] = {}
     if not pending:
         return problems
@@ -187,9 +188,8 @@ def _validate_all(sources: list[_Source], cache: ValidationCache, strict: bool, 
     return problems
 
 
-def _repair(source: _Source, cache: ValidationCache) -> list[Fault]:
+def _repair(source: _Source, known: Known | None) -> list[Fault]:
     """Lenient loading's repairs of one document; skipped for a document that loaded before with nothing to repair."""
-    known = cache.known(source.key)
     return [] if known is not None and not known.faults else repair_document(source.doc)
 
 
@@ -267,8 +267,9 @@ def load_toolkits(
             except DocumentRefused as exc:
                 failures.append(f"{path}: {exc}")
     progress(f"loading {len(sources)} document(s) from {len(dirs)} director{'y' if len(dirs) == 1 else 'ies'}")
-    faults = {} if strict else {source.path: _repair(source, cache) for source in sources}
-    problems = _validate_all(sources, cache, strict_validation, progress) if validate else {}
+    known = {source.key: cache.known(source.key) for source in sources}  # one read of each marker
+    faults = {} if strict else {source.path: _repair(source, known[source.key]) for source in sources}
+    problems = _validate_all(sources, known, strict_validation, progress) if validate else {}
     failures.extend(f"{path}: invalid OpenAPI document: {problem}" for path, problem in problems.items())
     registry = ToolkitRegistry()
     said = time.monotonic()
@@ -281,7 +282,7 @@ def load_toolkits(
         try:
             toolkit = build_toolkit(source.path, source.doc, faults.get(source.path))
             registry.add(toolkit)
-            if validate and cache.known(source.key) is None:
+            if validate and known[source.key] is None:
                 cache.remember(source.key, len(toolkit.operations), [str(f) for f in faults.get(source.path, [])])
         except (ToolkitLoadError, SchemaRefError, InvalidSchemaError, ValueError) as exc:
             failures.append(f"{source.path}: {exc}")

@@ -52,9 +52,6 @@ class ValidationCache:
     def key(data: bytes) -> str:
         return hashlib.sha256(data).hexdigest()
 
-    def known_valid(self, key: str) -> bool:
-        return self._dir is not None and (self._dir / key).exists()
-
     def known(self, key: str) -> Known | None:
         """What `remember` stored for a document that loaded, or None when it is not known (or the marker is not
         one of ours)."""
