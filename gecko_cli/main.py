@@ -4,6 +4,7 @@ and the benchmark toolkits.
 ```
 gecko serve …        the Gecko server (gecko.cli; same flags as run_gecko_server.py)
 gecko convert …      tool definitions → OpenAPI toolkits (gecko.convert.cli)
+gecko twin capture|learn …  record a real MCP server's calls, learn its twin from them (gecko.twin.cli)
 gecko verify …       tool-call dataset verification (gecko.verify.cli)
 gecko <benchmark> …  run a registered benchmark (benchmarks.registry: bfcl, bfcl-multi, tau2) on the shared runner
 gecko score RUN_DIR  write a run's official files again from its checkpoint and score them
@@ -13,6 +14,7 @@ gecko toolkits       build the benchmark toolkits (what `make toolkits` does)
 gecko pool build     build the open-world tool pool from its pinned sources (what `make pool` does)
 gecko openworld tasks  generate a validated open-world task set from the pool
 gecko openworld --tasks DIR  run the open-world agents on a task set (a benchmark on the runner)
+gecko data export RUN_DIR… -o OUT  training data (SFT, DPO pairs, a datasets dataset and card) from runs
 ```
 
 Dispatch only: each command's flags and work belong to the module it calls, so `gecko <command> --help` is that
@@ -41,6 +43,12 @@ def _serve(argv: list[str]) -> int:
 
 def _convert(argv: list[str]) -> int:
     from gecko.convert.cli import main
+
+    return main(argv)
+
+
+def _twin(argv: list[str]) -> int:
+    from gecko.twin.cli import main
 
     return main(argv)
 
@@ -90,6 +98,12 @@ def _openworld(argv: list[str]) -> int:
     return _benchmark("openworld")(argv)
 
 
+def _data(argv: list[str]) -> int:
+    from benchmarks.data_export.cli import data_main
+
+    return data_main(argv)
+
+
 def _benchmark(name: str) -> Command:
     def run(argv: list[str]) -> int:
         from benchmarks.runner import run_command
@@ -101,6 +115,7 @@ def _benchmark(name: str) -> Command:
 COMMANDS: dict[str, tuple[str, Command]] = {
     "serve": ("run the Gecko server (same flags as run_gecko_server.py)", _serve),
     "convert": ("convert OpenAI / BFCL / MCP / xLAM / Python tool definitions into OpenAPI toolkits", _convert),
+    "twin": ("capture a real MCP server's calls and learn its twin's contract from them (gecko.twin.cli)", _twin),
     "verify": ("verify a tool-call dataset (OpenAI chat, xLAM, BFCL JSON Lines) by replaying it in Gecko", _verify),
     **{name: (registration.help, _benchmark(name)) for name, registration in BENCHMARKS.items()},
     "score": ("write a run directory's official files again from its checkpoint and score them", _score),
@@ -110,6 +125,8 @@ COMMANDS: dict[str, tuple[str, Command]] = {
     "pool": ("build the open-world pool of thousands of real tool definitions (gecko pool build)", _pool),
     "openworld": ("open-world agents on a task set (run_openworld.py), or generate a task set from the pool "
                   "(gecko openworld tasks)", _openworld),
+    "data": ("training data from run directories: gecko data export RUN_DIR… -o OUT (SFT, ShareGPT, DPO pairs from "
+             "GATS's corrections, a datasets dataset and its card)", _data),
 }
 """Command name → (help line, function of the remaining arguments returning the exit code)."""
 

@@ -22,13 +22,16 @@ from mcp.server.lowlevel import Server
 
 from gecko.api.deps import LIMIT_FLAGS
 from gecko.mcp.catalog import McpCatalog
+from gecko.mcp.conventions import convention_of, error_message, in_band_error
 from gecko.mcp.search import SEARCH_TOOL, call_search, search_tool_listing
 from gecko.pipeline.runner import CallOutcome, CallRunner
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
+from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from gecko.toolkits.search import ToolIndex
 from gecko.upstream.errors import NoUpstream, UpstreamError
 from utils.faults import notice_text
+from utils.httpstatus import is_success
 from utils.jsonlimits import JsonLimitExceeded, JsonLimits, JsonValueRejected, check_json
 
 log = logging.getLogger(__name__)
@@ -60,12 +63,14 @@ def tool_error(message: str, **meta: Any) -> types.CallToolResult:
                                 _meta={META_PREFIX + k: v for k, v in meta.items()} or None)
 
 
-def render_outcome(outcome: CallOutcome, tool_name: str) -> types.CallToolResult:
+def render_outcome(outcome: CallOutcome, tool_name: str, operation: Operation | None = None,
+                   arguments: dict[str, Any] | None = None) -> types.CallToolResult:
     """A pipeline outcome as an MCP tool result.
 
     An injected fault is recorded under `_meta["gecko/fault"]`; a blocking one is an error result with the
     service's error text; a constraint notice is an extra text block (so `structuredContent` still fits the
-    tool's `outputSchema`).
+    tool's `outputSchema`). The tool's own errors follow its error convention (`gecko.mcp.conventions`) when
+    `operation` has one.
     """
     meta = {META_PREFIX + "state_version": outcome.state_version,
             META_PREFIX + "semantic": outcome.semantic_outcome}
@@ -77,24 +82,27 @@ def render_outcome(outcome: CallOutcome, tool_name: str) -> types.CallToolResult
                    "detail": error.detail, "tool": tool_name}
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"{error.title}: {error.detail}")],
                                     isError=True, _meta={**meta, META_PREFIX + "problem": problem})
-    result = _success(outcome, tool_name, meta)
+    result = _success(outcome, tool_name, meta, operation, arguments)
     if outcome.notice is not None and not result.isError:
         result.content.append(types.TextContent(type="text", text=notice_text(outcome.notice).strip()))
     return result
 
 
-def _success(outcome: CallOutcome, tool_name: str, meta: dict[str, Any]) -> types.CallToolResult:
+def _success(outcome: CallOutcome, tool_name: str, meta: dict[str, Any], operation: Operation | None,
+             arguments: dict[str, Any] | None) -> types.CallToolResult:
     if outcome.upstream is not None:
         return outcome.upstream.mcp_result(meta)
+    convention = convention_of(operation)
     if outcome.tool_error:  # the simulated API's own error answer (its declared 404): the body, as an error result
-        return types.CallToolResult(content=[types.TextContent(type="text", text=_text(outcome.body))], isError=True,
+        text = error_message(convention, outcome.body, arguments) if convention is not None else _text(outcome.body)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True,
                                     _meta={**meta, META_PREFIX + "tool_error": outcome.status})
-    if outcome.status != 200:
+    if not is_success(outcome.status):
         problem = {"type": "urn:gecko:problem:invalid-arguments", "title": "Invalid tool arguments",
                    "status": outcome.status, "detail": outcome.detail(), "tool": tool_name, "errors": outcome.errors()}
         return types.CallToolResult(content=[types.TextContent(type="text", text=outcome.detail())], isError=True,
                                     _meta={**meta, META_PREFIX + "problem": problem})
-    body = outcome.body
+    body = in_band_error(convention, outcome.body, arguments)
     return types.CallToolResult(content=[types.TextContent(type="text", text=_text(body))],
                                 structuredContent=body if isinstance(body, dict) else None, isError=False,
                                 _meta=meta)
@@ -134,7 +142,7 @@ async def call_tool(binding: McpBinding, name: str, arguments: dict[str, Any] | 
         return tool_error(f"{exc}.")
     except UpstreamError as exc:
         return tool_error(f"The real service behind {operation.tool_name} failed: {exc}", retryable=True)
-    return render_outcome(outcome, operation.tool_name)
+    return render_outcome(outcome, operation.tool_name, operation, arguments)
 
 
 def build_server(binding: Callable[[], McpBinding], *, version: str, instructions: str | None = None) -> Server:
