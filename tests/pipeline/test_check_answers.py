@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 from gecko.cli import main as serve_main
 from gecko.toolkits import load_toolkits
