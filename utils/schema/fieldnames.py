@@ -9,6 +9,7 @@ schema's `pattern` and length limits afterwards (and `enum`/`const` are decided 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import uuid
 from collections.abc import Callable
@@ -45,16 +46,25 @@ def tokens(key: str) -> list[str]:
     return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
 
 
-def value_for_name(key: str, pick: Pick) -> str | None:
-    """A string fitting what the field name `key` says it holds, or None when no rule recognises the name."""
+def _any_pick(salt: str, n: int) -> int:
+    return 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _rule_for(key: str) -> tuple[tuple[str, ...], Callable[[list[str], Pick], str | None]] | None:
+    """The words of a name and the first rule that recognises it (whether a rule does depends on the name alone,
+    never on the seed): decided once per name, not on every generated value."""
     words = tokens(key)
     if not words:
         return None
-    for rule in _RULES:
-        value = rule(words, pick)
-        if value is not None:
-            return value
-    return None
+    rule = next((r for r in _RULES if r(words, _any_pick) is not None), None)
+    return None if rule is None else (tuple(words), rule)
+
+
+def value_for_name(key: str, pick: Pick) -> str | None:
+    """A string fitting what the field name `key` says it holds, or None when no rule recognises the name."""
+    found = _rule_for(key)
+    return None if found is None else found[1](list(found[0]), pick)
 
 
 def _first(pick: Pick) -> str:
