@@ -15,9 +15,10 @@ import pytest
 from benchmarks.data_export.cli import data_main
 from benchmarks.data_export.cli import main as export_main
 from tests.bfcl.bfcl_support import traces
-from tests.infra import require_module
+from tests.infra import require_installed
 
-datasets = require_module("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
+# imported by the test that loads the files (datasets takes seconds to import, at every collection otherwise)
+require_installed("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
 
 pytestmark = pytest.mark.integration
 
@@ -80,6 +81,8 @@ def full(noisy_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_files_load_with_datasets_and_follow_trls_schema(full: Path) -> None:
+    import datasets
+
     for fmt in ("openai", "dpo", "sharegpt"):
         loaded = datasets.load_dataset("json", data_files=str(full / fmt / "*.jsonl"), split="train",
                                        cache_dir=str(full / ".cache"))

@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 
 from benchmarks.data_export.recipe import run_recipe
-from tests.infra import require_module
+from tests.infra import require_installed
 
-datasets = require_module("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
+# imported by the test that loads the files (datasets takes seconds to import, at every collection otherwise)
+require_installed("datasets", "the `data` extra (make setup installs it): pip install -e '.[data]'")
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_the_recipe_makes_a_verified_clean_dataset(tmp_path: Path) -> None:
+    import datasets
+
     result = run_recipe(tmp_path, count=3, agents=("select-execute",))
     export = tmp_path / "export"
     assert result["verify"]["samples"] == result["export"]["rows"]["kept"] > 0  # no pair: every task passed at once
