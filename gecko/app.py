@@ -70,7 +70,8 @@ def build_context(settings: Settings, registry: ToolkitRegistry | None = None) -
     upstreams = UpstreamPool(registry, settings.upstream_timeout_s, frozenset(settings.allow_upstream))
     runner = CallRunner(store, engines, upstreams=upstreams, faults=faults)
     return GeckoContext(settings, registry, store, engines, runner, time.time(), _version(), ToolIndex(
-        registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir), metrics)
+        registry, dense=settings.dense_search, cache_dir=settings.search_cache_dir,
+        default_mode=settings.search_mode), metrics)
 
 
 @contextlib.asynccontextmanager

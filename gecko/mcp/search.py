@@ -36,8 +36,8 @@ _INPUT = {
         "access": {"type": "string", "enum": ["read", "write"],
                    "description": "Only tools that read (or only tools that write)."},
         "mode": {"type": "string", "enum": list(MODES),
-                 "description": "The ranking: bm25 (words), dense (meaning) or hybrid (both); by default hybrid "
-                                "where the server has dense retrieval, else bm25."},
+                 "description": "The ranking: bm25 (words), dense (meaning) or hybrid (both); by default bm25 "
+                                "(the server's --search-mode)."},
     },
     "required": ["query"],
     "additionalProperties": False,

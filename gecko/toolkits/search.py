@@ -9,12 +9,17 @@ Three rankings (`Mode`):
 - `dense`: cosine similarity of sentence embeddings (all-MiniLM-L6-v2 in numpy, `gecko.toolkits.search_dense`), when
   the model package and `tokenizers` are installed and the setting `dense_search` is on; every tool is ranked.
 - `hybrid`: reciprocal rank fusion of the two (`fuse_rrf`): each tool scores Σ 1/(60 + rank) over the rankings
-  whose top `FUSION_DEPTH` it is in. The default when dense retrieval is available; `bm25` otherwise.
+  whose top `FUSION_DEPTH` it is in.
+
+The default ranking is `bm25` (the setting `search_mode` changes it): on the BFCL single-turn queries hybrid finds
+only a point or two more of the wanted tools in the top 10 and costs ten times the time, since every query is
+embedded (see the README's Performance section). Dense and hybrid are asked for by `mode`; a default of `dense` or
+`hybrid` falls back to `bm25` where dense retrieval cannot be had.
 
 BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built at start-up when
 the embedding cache already holds every tool, else in a background thread started by the first search that needs
 it (embedding a large pool takes minutes, and most servers never search). No search waits for that build longer
-than `DENSE_WAIT_SECONDS`: until it is done, a search that needs dense ranking (the default `hybrid` included)
+than `DENSE_WAIT_SECONDS`: until it is done, a search that needs dense ranking (a `hybrid` default included)
 raises `SearchIndexBuilding` with the progress, so clients retry later instead of holding a connection for
 minutes, and a run never mixes BM25-only answers with hybrid ones. Both indexes are read-only once built.
 """
@@ -200,14 +205,20 @@ def _dense_missing(enabled: bool) -> str | None:
 class ToolIndex:
     """BM25 and, where available, dense retrieval over the tools of a registry; thread-safe, built once."""
 
-    def __init__(self, registry: ToolkitRegistry, *, dense: bool = False, cache_dir: Path | None = None) -> None:
+    def __init__(self, registry: ToolkitRegistry, *, dense: bool = False, cache_dir: Path | None = None,
+                 default_mode: Mode = "bm25") -> None:
         """Index every tool of `registry`.
 
         Args:
             registry: the loaded toolkits.
             dense: offer dense and hybrid ranking when the model is installed (the setting `dense_search`).
             cache_dir: where tool embeddings are cached (None: not cached).
+            default_mode: the ranking of a search that names none (the setting `search_mode`); `dense` and
+                `hybrid` fall back to `bm25` where dense retrieval cannot be had.
         """
+        if default_mode not in MODES:
+            raise ValueError(f"unknown search mode {default_mode!r}; one of {', '.join(MODES)}")
+        self._default_mode: Mode = default_mode
         self._tools = [(tk, op) for tk in registry.toolkits.values() for op in tk.operations.values()]
         self._lock = threading.Lock()
         self._model: Any = None
@@ -235,8 +246,9 @@ class ToolIndex:
 
     @property
     def engine(self) -> Mode:
-        """The default ranking: `hybrid` when dense retrieval is available, else `bm25`."""
-        return "hybrid" if self._dense_error is None else "bm25"
+        """The default ranking: `default_mode` (`bm25` unless configured), or `bm25` where that needs dense
+        retrieval and it cannot be had."""
+        return self._default_mode if self._dense_error is None else "bm25"
 
     @property
     def dense_status(self) -> dict[str, Any]:
@@ -381,7 +393,7 @@ class ToolIndex:
 
         if mode is None:
             mode = self.engine
-            if mode == "hybrid":
+            if mode != "bm25":
                 try:
                     self.await_dense()
                 except SearchUnavailable:  # the model failed to load (logged): the default falls back to BM25

@@ -1,4 +1,4 @@
-"""`GET /tools/search` with `mode=`: the default, each ranking, and a server that cannot rank densely."""
+"""`GET /tools/search` with `mode=`: the default (BM25; the setting `search_mode`), each ranking, and a server that cannot rank densely."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_every_mode_and_the_default(client):
     default = client.get("/tools/search", params={"q": "create a new note", "k": 3})
     assert default.status_code == 200
     body = default.json()
-    assert body["engine"] == "hybrid" and body["dense_unavailable"] is None and len(body["hits"]) == 3
+    assert body["engine"] == "bm25" and body["dense_unavailable"] is None and len(body["hits"]) == 3
     assert body["hits"][0]["name"] == "create_note"
     for mode in ("bm25", "dense", "hybrid"):
         reply = client.get("/tools/search", params={"q": "create a new note", "k": 3, "mode": mode}).json()
@@ -31,6 +31,15 @@ def test_every_mode_and_the_default(client):
     dense = client.get("/tools/search", params={"q": "change my profile", "k": 5, "mode": "dense"}).json()
     assert len(dense["hits"]) == 5  # dense ranks every tool
     assert client.get("/tools/search", params={"q": "zzzz qqqq", "mode": "bm25"}).json()["hits"] == []
+
+
+def test_the_setting_search_mode_makes_hybrid_the_default(make_client):
+    require(_dense_here(), "no embedding model here; `make setup` installs it")
+    client = make_client(search_mode="hybrid")
+    query = {"q": "will it rain tomorrow", "k": 3}  # no word in common with any tool
+    assert client.get("/tools/search", params={**query, "mode": "bm25"}).json()["hits"] == []
+    body = client.get("/tools/search", params=query).json()
+    assert body["engine"] == "hybrid" and len(body["hits"]) == 3
 
 
 def test_an_unknown_mode_is_a_422(client):

@@ -66,14 +66,14 @@ def test_dense_text_names_what_the_tool_does(registry):
 
 
 def test_modes_rank_by_meaning_where_words_miss(dense_index):
-    assert dense_index.engine == "hybrid" and dense_index.dense_unavailable is None
+    assert dense_index.engine == "bm25" and dense_index.dense_unavailable is None  # dense is asked for by mode
     for query, tool in (("will it rain tomorrow in Oslo", "get_forecast"), ("put on some jazz", "play_music"),
                         ("I changed my mind, drop the hotel stay I arranged", "cancelReservation")):
         assert dense_index.search(query, 4, mode="bm25") == []  # no word in common
         dense = dense_index.search(query, 4, mode="dense")
         assert dense[0].operation.operation_id == tool and len(dense) == 4
         assert [h.score for h in dense] == sorted((h.score for h in dense), reverse=True) and -1 <= dense[-1].score <= 1
-        hybrid = dense_index.search(query, 2)
+        hybrid = dense_index.search(query, 2, mode="hybrid")
         assert hybrid[0].operation.operation_id == tool
         assert hybrid[0].score == pytest.approx(1 / (RRF_K + 1))  # first in dense, absent from BM25
 
@@ -82,7 +82,23 @@ def test_hybrid_fuses_both_rankings(dense_index):
     hits = dense_index.search("weather forecast for a city", 4, mode="hybrid")
     assert hits[0].operation.operation_id == "get_forecast"
     assert hits[0].score == pytest.approx(2 / (RRF_K + 1))  # first in both
-    assert [h.public() for h in hits] == [h.public() for h in dense_index.search("weather forecast for a city", 4)]
+    default = dense_index.search("weather forecast for a city", 4)
+    assert [h.public() for h in default] == [h.public() for h in dense_index.search("weather forecast for a city", 4,
+                                                                                     mode="bm25")]
+
+
+def test_the_default_ranking_is_bm25_unless_configured(registry, dense_index, tmp_path):
+    """Hybrid buys about a point of recall@10 for ten times the latency (README, Performance): BM25 is the default
+    where dense retrieval is available too, and `default_mode` (the setting `search_mode`) opts in to the others."""
+    query = "will it rain tomorrow in Oslo"  # no word in common with any tool: BM25 finds nothing
+    assert dense_index.engine == "bm25" and dense_index.search(query, 2) == []
+    hybrid = ToolIndex(registry, dense=True, cache_dir=tmp_path, default_mode="hybrid")
+    hybrid.warm_dense()
+    assert hybrid.engine == "hybrid" and hybrid.search(query, 1)[0].operation.operation_id == "get_forecast"
+    off = ToolIndex(registry, dense=False, default_mode="hybrid")  # no dense retrieval: the default falls back
+    assert off.engine == "bm25" and off.search("weather forecast", 1)[0].operation.operation_id == "get_forecast"
+    with pytest.raises(ValueError, match="unknown search mode 'semantic'"):
+        ToolIndex(registry, default_mode="semantic")  # type: ignore[arg-type]
 
 
 def test_filters_hold_in_every_mode(dense_index):
@@ -150,7 +166,7 @@ def test_a_model_that_fails_to_load_falls_back_to_bm25(registry, monkeypatch):
         raise search_encoder.EncoderUnavailable("cannot load the embedding model: truncated file")
 
     monkeypatch.setattr(search_encoder.SentenceEncoder, "packaged", staticmethod(broken))
-    index = ToolIndex(registry, dense=True)
+    index = ToolIndex(registry, dense=True, default_mode="hybrid")
     require(index.dense_unavailable is None, "the embedding model package is not installed here; `make setup` installs it")
     assert index.engine == "hybrid"
     assert index.search("weather forecast", 1)[0].operation.operation_id == "get_forecast"  # the default falls back

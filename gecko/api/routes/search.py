@@ -26,8 +26,8 @@ async def search_tools(
     toolkit: list[str] | None = Query(None, description="search only these toolkits (repeatable)"),
     access: Literal["read", "write"] | None = Query(None, description="only tools of this read/write kind"),
     mode: Mode | None = Query(None, description="the ranking: `bm25` (words), `dense` (sentence embeddings) or "
-                                                "`hybrid` (both, fused by reciprocal rank); default `hybrid` where "
-                                                "dense retrieval is available, else `bm25`"),
+                                                "`hybrid` (both, fused by reciprocal rank); default `bm25` (the "
+                                                "server's `--search-mode`)"),
 ) -> ToolSearchPublic:
     """The `k` tools that best match `q`, best first: each with its toolkit, name, app and source (pool
     toolkits), read/write kind, summary, the route to call it and its score. BM25 leaves out tools that share no
