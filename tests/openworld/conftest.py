@@ -54,9 +54,9 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 @pytest.fixture(scope="module")
 def pool_url(small_pool: tuple[Path, dict], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A 2-worker Gecko on the small pool, one per test module (BM25 search: embedding the pool costs about a
-    CPU-minute)."""
+    """A 2-worker Gecko on the small pool, one per test module, with dense search available as `make setup` leaves
+    it: searches (the agents' included) rank by BM25, the default, so nothing waits for the pool to be embedded."""
     out, _ = small_pool
     with gecko_server([Path(out) / "toolkits"], workers=2, state_dir=tmp_path_factory.mktemp("state"),
-                      extra=["--no-dense-search"], timeout=180) as url:
+                      timeout=180) as url:
         yield url
