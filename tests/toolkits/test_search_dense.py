@@ -98,7 +98,7 @@ def test_the_default_ranking_is_bm25_unless_configured(registry, dense_index, tm
     off = ToolIndex(registry, dense=False, default_mode="hybrid")  # no dense retrieval: the default falls back
     assert off.engine == "bm25" and off.search("weather forecast", 1)[0].operation.operation_id == "get_forecast"
     with pytest.raises(ValueError, match="unknown search mode 'semantic'"):
-        ToolIndex(registry, default_mode="semantic")  # type: ignore[arg-type]
+        ToolIndex(registry, default_mode="semantic")
 
 
 def test_filters_hold_in_every_mode(dense_index):
