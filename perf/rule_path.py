@@ -123,16 +123,33 @@ def _cpu_seconds(root: int | None) -> float:
     return total / ticks
 
 
-def _listener(port: int) -> int | None:
-    """The process whose command line serves `port` (the server's main process), or None."""
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+def _socket_inodes(port: int) -> set[str]:
+    """Inodes of the sockets listening on `port` (from /proc/net/tcp and tcp6)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            args = cmdline.read_bytes().split(b"\0")
+            lines = Path(table).read_text().splitlines()[1:]
         except OSError:
             continue
-        if str(port).encode() in args and (b"gecko" in args or any(b"run_gecko_server.py" in a or b"prism" in a for a in args)):
-            return int(cmdline.parent.name)
-    return None
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def _listener(port: int) -> int | None:
+    """The server's main process: the oldest process holding a socket that listens on `port` (its workers share
+    the socket and are its descendants), or None. Found by the socket, not the command line: servers bind port 0."""
+    wanted = {f"socket:[{inode}]" for inode in _socket_inodes(port)}
+    holders = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) in wanted for fd in fd_dir.iterdir()):
+                holders.append(int(fd_dir.parent.name))
+        except OSError:
+            continue
+    return min(holders) if holders else None
 
 
 def _run_all(url: str, prefix: str, sessions_for: dict[str, list[str]], args: argparse.Namespace,
