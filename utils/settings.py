@@ -149,7 +149,7 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode, Flag(doc_default="loopback names only")] = Field(default_factory=list)
     """Host names the REST API, `/ui` and `/mcp` answer besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`), on any port; `*` accepts every name. A request with another `Host` gets 421: a web page whose name rebinds to this machine reaches nothing."""
     port: int = Field(8000, ge=0, le=65535)
-    """TCP port."""
+    """TCP port; `0` takes a free one (the server prints `gecko: listening on http://HOST:PORT` once it is bound)."""
     workers: int = Field(2, ge=1, le=64)
     """Uvicorn worker processes on one port; sessions are shared through the store."""
     store: str = "sqlite"
