@@ -123,7 +123,7 @@ class RealStep:
 def step_record(index: int, call: PlannedCall, access: str, real_step: RealStep, stepwise: GeckoStep,
                 rollout: GeckoStep, roots: tuple[str, ...], catalog: ToolCatalog,
                 schemas: SchemaChecks) -> dict[str, Any]:
-    """The measures of one call (JSON; see README.md for each field)."""
+    """The measures of one call (JSON; see docs/guides/fidelity.md for each field)."""
     real, before, after = real_step.outcome, real_step.before, real_step.after
     flats = {"flat_before": real_step.flat_before, "flat_after": real_step.flat_after}
     record: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""The fidelity measures, as pure functions of JSON values (definitions in README.md, tests with known answers).
+"""The fidelity measures, as pure functions of JSON values (definitions in docs/guides/fidelity.md, tests with known answers).
 
 ```
 flatten(value)                          JSON pointer → leaf value (scalars and empty containers)

@@ -13,7 +13,7 @@ Three rankings (`Mode`):
 
 The default ranking is `bm25` (the setting `search_mode` changes it): on the BFCL single-turn queries hybrid finds
 only a point or two more of the wanted tools in the top 10 and costs ten times the time, since every query is
-embedded (see the README's Performance section). Dense and hybrid are asked for by `mode`; a default of `dense` or
+embedded (see docs/performance.md). Dense and hybrid are asked for by `mode`; a default of `dense` or
 `hybrid` falls back to `bm25` where dense retrieval cannot be had.
 
 BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built at start-up when
