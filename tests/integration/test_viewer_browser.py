@@ -140,7 +140,8 @@ def test_sessions_list_after_sign_in(viewer: dict[str, Any]) -> None:
     _shot(page, "sessions")
     page.select_option("select[name=status]", "failed")
     page.click("#filters button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('#sessions tbody tr').length === 1")
+    # a locator wait, not wait_for_function: that evaluates a string, which the viewer's CSP (no unsafe-eval) refuses
+    playwright_api.expect(page.locator("#sessions tbody tr")).to_have_count(1)
     assert "label=run%3Dbrowser" in page.url and "status=failed" in page.url
     assert "attempt=0" in page.inner_text("#sessions")
     assert page.errors == []
