@@ -3,6 +3,7 @@ runs and says what each step is; the suite prints why tests were skipped."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -15,7 +16,11 @@ FRESH = ("STAMP=/nonexistent/.setup-stamp", "DEMO_STAMP=/nonexistent/.demo-stamp
 
 def _dry_run(target: str) -> list[str]:
     require(shutil.which("make"), "make is not installed (CI runs through it)")
-    done = subprocess.run(["make", "-n", target, *FRESH], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    # --no-print-directory and no inherited MAKEFLAGS: under `make test` this runs inside a make, which would add
+    # "Entering/Leaving directory" lines
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    done = subprocess.run(["make", "--no-print-directory", "-n", target, *FRESH], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.replace("\\\n", " ").splitlines()  # a continued recipe line as one
 
