@@ -6,8 +6,8 @@ FastAPI describes the fixed routes from their pydantic models; `gecko_openapi` a
   (routes declare them with `problem_responses`), FastAPI's `HTTPValidationError` replaced by `Problem`;
 - the tools, which depend on the toolkits loaded: each tool twice, as `POST /{toolkit}/{operationId}`
   (request body = the tool's argument schema) and on its document's own method and path under
-  `/{toolkit}` (its parameters and request body); the 200 is the tool's response schema (`$defs` become
-  components named `<toolkit>.<name>`). The bare document paths (without `/{toolkit}`) also work, but are
+  `/{toolkit}` (its parameters and request body); the tool's declared success status (200, 201, 204…) carries its
+  response schema (`$defs` become components named `<toolkit>.<name>`). The bare document paths (without `/{toolkit}`) also work, but are
   not listed: two toolkits may share a path;
 - `X-Session-ID` as a required header, and the loaded toolkit names as the only valid ones in bodies;
 - links from the responses that create a session to every operation that takes one (path `session_id` or
@@ -162,9 +162,14 @@ def _responses(operation: Operation, schemas: dict[str, Any], prefix: str) -> di
     declared = operation.response_schema
     response = (_hoisted(declared, prefix, schemas) if isinstance(declared, dict)
                 else {"not": {}} if declared is False else {})
+    success: dict[str, Any] = {"description": "The simulated response, with the status the tool's operation "
+                                              "declares (201 for a create that declares it, 204 without a body…); "
+                                              "it always fits the tool's response schema.",
+                               "headers": _headers()}
+    if operation.success_has_body:
+        success["content"] = {"application/json": {"schema": response}}
     responses: dict[str, Any] = {
-        "200": {"description": "The simulated response; it always fits the tool's response schema.",
-                "headers": _headers(), "content": {"application/json": {"schema": response}}},
+        str(operation.success_status): success,
         **{str(code): spec for code, spec in problem_responses(*_TOOL_PROBLEMS).items()},
     }
     if operation.not_found_declared:  # the world model answers a missing record with the tool's own 404
