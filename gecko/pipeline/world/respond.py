@@ -73,8 +73,8 @@ def faithful(record: Mapping[str, Any], allowed: frozenset[str] | None, base: Ca
     """A response that shows the record: its fields the response declares (all of them when it declares none), and
     the generated values (`base()`, built only when needed) of `about`: what the response says beside the record
     (`cancel_status`, `message`); where that does not fit the schema, the fields the generated response has and
-    the record lacks are added, required ones first; only when even that does not fit, the record laid over the
-    generated response."""
+    the record lacks are added, then each is dropped again wherever the schema holds without it; only when even
+    that does not fit, the record laid over the generated response."""
     shown = {k: v for k, v in record.items() if allowed is None or k in allowed}
     generated: Any = None
     if about:
