@@ -17,17 +17,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gecko.toolkits.model import Operation
+from gecko.toolkits.conventions import not_found_message
 from gecko.twin.outcome import error_body
 
-EXTENSION = "x-gecko-error-convention"
 _PATH = re.compile(r"[.\[\]]+")
-
-
-def convention_of(operation: Operation | None) -> Mapping[str, Any] | None:
-    """The operation's learned or declared error convention, or None."""
-    found = operation.extensions.get(EXTENSION) if operation is not None else None
-    return found if isinstance(found, Mapping) and found.get("kind") in ("isError", "body") else None
 
 
 def _first_at(value: Any, parts: list[str]) -> Any:
@@ -42,11 +35,12 @@ def _first_at(value: Any, parts: list[str]) -> Any:
 
 def error_message(convention: Mapping[str, Any], body: Any, arguments: Mapping[str, Any] | None) -> str:
     """The server's message for this error: its template filled with the id sent, else the body's message."""
-    template, argument = convention.get("not_found"), convention.get("id_argument")
-    if isinstance(template, str) and isinstance(argument, str) and arguments is not None:
+    argument = convention.get("id_argument")
+    if isinstance(argument, str) and arguments is not None:
         value = _first_at(arguments, [p for p in _PATH.split(argument) if p])
-        if value is not None:
-            return template.replace("{id}", str(value))
+        message = not_found_message(convention, value) if value is not None else None
+        if message is not None:
+            return message
     if isinstance(body, Mapping):
         for key in ("error", "message", "detail"):
             if isinstance(body.get(key), str):

@@ -22,10 +22,11 @@ from mcp.server.lowlevel import Server
 
 from gecko.api.deps import LIMIT_FLAGS
 from gecko.mcp.catalog import McpCatalog
-from gecko.mcp.conventions import convention_of, error_message, in_band_error
+from gecko.mcp.conventions import error_message, in_band_error
 from gecko.mcp.search import SEARCH_TOOL, call_search, search_tool_listing
 from gecko.pipeline.runner import CallOutcome, CallRunner
 from gecko.sessions.model import SessionBusy, SessionNotFound, VersionConflict
+from gecko.toolkits.conventions import convention_of
 from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import ToolNotFound
 from gecko.toolkits.search import ToolIndex

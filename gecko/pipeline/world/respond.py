@@ -33,6 +33,7 @@ from gecko.pipeline.world.records import (
     updated_record,
 )
 from gecko.pipeline.world.store import ABSENT, collection, find, lookup, select, toolkit_state, usable
+from gecko.toolkits.conventions import convention_of, not_found_message
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from utils.jsonutil import content_hash
 from utils.schema.instance import UnsatisfiableSchema, generate_instance
@@ -119,17 +120,10 @@ def _about(world: WorldBinding, resource: ResourceBinding | None,
     return about
 
 
-ERROR_CONVENTION = "x-gecko-error-convention"
-"""An operation's learned (`gecko twin learn`) or declared error convention: its `not_found` message template."""
-
-
 def _not_found_message(op: Operation, resource: ResourceBinding, record_id: Any) -> str:
-    """The tool's own not-found message: its convention's template (`Task not found: {id}`) when it has one."""
-    convention = op.extensions.get(ERROR_CONVENTION)
-    template = convention.get("not_found") if isinstance(convention, Mapping) else None
-    if isinstance(template, str) and "{id}" in template:
-        return template.replace("{id}", str(record_id))
-    return f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found."
+    """The tool's own not-found message: its error convention's template (`Task not found: {id}`) when it has one."""
+    return (not_found_message(convention_of(op), record_id)
+            or f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found.")
 
 
 def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
