@@ -128,6 +128,8 @@ class ResourceBinding:
     query: QueryRoles | None = None
     """list: what its query arguments mean (page size, offset, page, cursor, sort, order, search)."""
     reason: str = ""
+    arguments: frozenset[str] = frozenset()
+    """The operation's argument names (a PUT keeps the record's fields it does not take: the server made them)."""
     """Why the operation is bound this way (shown by `GET /toolkits/{name}` and `gecko toolkits explain`)."""
 
 

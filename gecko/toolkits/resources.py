@@ -645,7 +645,8 @@ def _binding(op: Operation, draft: _Draft, record: dict[str, Any] | None, server
         list_property=listing[0] if listing else None, filters=filters,
         record_fields=frozenset(record) if record else None,
         not_found=_not_found(op) if draft.action in ("read", "update", "delete") else None,
-        declared=draft.declared, mode=_mode(draft, op), server=server, query=query, reason=draft.reason)
+        declared=draft.declared, mode=_mode(draft, op), server=server, query=query, reason=draft.reason,
+        arguments=frozenset(_arguments(op)))
 
 
 def infer_world(toolkit: str, operations: Mapping[str, Operation], default_state: Mapping[str, Any] | None) -> None:

@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from gecko.pipeline.world.records import (
-    accepted_arguments,
     created_record,
     is_error_body,
     new_id,
@@ -169,8 +168,8 @@ def _create(change: _Change, state: Mapping[str, Any], op: Operation, resource: 
             change.set(resource.counter, value + 1)
 
 
-def _update(change: _Change, state: Mapping[str, Any], op: Operation, resource: ResourceBinding,
-            arguments: Mapping[str, Any], response: Any) -> None:
+def _update(change: _Change, state: Mapping[str, Any], resource: ResourceBinding, arguments: Mapping[str, Any],
+            response: Any) -> None:
     record_id = arguments.get(resource.id_argument) if resource.id_argument else None
     if record_id is None:
         return
@@ -185,7 +184,7 @@ def _update(change: _Change, state: Mapping[str, Any], op: Operation, resource: 
     position, current = found
     if not isinstance(current, Mapping):
         return
-    updated = updated_record(current, arguments, resource, accepted_arguments(op.args_schema))
+    updated = updated_record(current, arguments, resource, resource.arguments)
     changed = {k: v for k, v in updated.items() if k not in current or current[k] != v}
     if any(k not in updated for k in current):  # fields gone (PUT, a merge patch's null): the record is replaced
         _store(change, resource, view, position, updated, record_id)
@@ -239,7 +238,7 @@ def world_change(state: Mapping[str, Any], op: Operation, arguments: Mapping[str
     elif resource.action == "create":
         _create(change, state, op, resource, arguments, response, seed, real)
     elif resource.action == "update":
-        _update(change, state, op, resource, arguments, response)
+        _update(change, state, resource, arguments, response)
     elif resource.action == "delete":
         _delete(change, state, resource, arguments)
     else:

@@ -159,9 +159,9 @@ def _replaced(record: Mapping[str, Any], changes: Mapping[str, Any], accepted: f
               resource: ResourceBinding) -> dict[str, Any]:
     """PUT: the record becomes what was sent plus what the server owns: its id and parents, its `readOnly` fields,
     the fields the operation does not take (the server made them), and the defaults of fields not sent."""
+    parents = {field_name for _, field_name in resource.parents}
     kept = {k: v for k, v in record.items()
-            if k == resource.id_field or k in resource.server.read_only or k not in accepted
-            or k in {f for _, f in resource.parents}}
+            if k == resource.id_field or k in resource.server.read_only or k not in accepted or k in parents}
     defaults = {k: v for k, v in resource.server.defaults.items() if k not in changes and k in accepted}
     return {**kept, **defaults, **changes}
 
@@ -170,7 +170,8 @@ def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], reso
                    accepted: frozenset[str] | None = None) -> dict[str, Any]:
     """The record after an update, by the binding's mode: `merge` replaces the fields the arguments name (and the
     members of an `updates`-like object argument), `merge_patch` merges them as RFC 7396, `replace` (PUT) makes the
-    record what was sent plus its server-owned fields (`accepted`: the operation's argument names). A status verb
+    record what was sent plus its server-owned fields (`accepted`: the operation's argument names, the binding's
+    `arguments`; without them the fields merge). A status verb
     sets `status`, in the case style of the current one."""
     skip = _parent_arguments(resource) | {resource.id_argument}
     changes = {k: v for k, v in arguments.items() if k not in skip and k not in UPDATE_BAGS and _kept(resource, k)}
@@ -188,8 +189,3 @@ def updated_record(record: Mapping[str, Any], arguments: Mapping[str, Any], reso
         return merged
     return {**record, **changes}
 
-
-def accepted_arguments(op_args_schema: Any) -> frozenset[str]:
-    """The argument names an operation takes (its argument schema's properties)."""
-    props = op_args_schema.get("properties") if isinstance(op_args_schema, Mapping) else None
-    return frozenset(props) if isinstance(props, Mapping) else frozenset()

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecko.pipeline.world.records import (
-    accepted_arguments,
     created_record,
     new_id,
     overlay,
@@ -272,7 +271,7 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
     if resource.action == "delete" and (op.response_schema is None or not op.success_has_body):
         return None  # a body-less delete answers as usual
     if resource.action == "update" and isinstance(record, Mapping):
-        record = updated_record(record, arguments, resource, accepted_arguments(op.args_schema))
+        record = updated_record(record, arguments, resource, resource.arguments)
     return _record_answer(op, world, record, arguments, seed, generate, resource)
 
 
