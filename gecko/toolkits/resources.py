@@ -487,7 +487,7 @@ def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, A
             inputs |= set(_arguments(op)) | set(draft.parents)
             for name, sub in _arguments(op).items():
                 resolved = _defs_get(sub, op.args_schema)
-                if isinstance(resolved, dict) and "default" in resolved and name not in (p for p in draft.parents):
+                if isinstance(resolved, dict) and "default" in resolved and name not in draft.parents:
                     defaults.setdefault(name, resolved["default"])
     shown: set[str] = set()
     for schema, root in _record_responses(group):
@@ -510,7 +510,7 @@ def _server_fields(group: list[tuple[_Draft, Operation]], record: Mapping[str, A
             continue
         fixed = defaults_state.get(name)
         resolved = _defs_get(sub, sub)
-        if isinstance(fixed, (str, int, float, bool)) and not isinstance(fixed, bool) and isinstance(resolved, dict) \
+        if isinstance(fixed, (str, int, float)) and not isinstance(fixed, bool) and isinstance(resolved, dict) \
                 and _value_fits(resolved, fixed):
             initial[name] = fixed
         elif isinstance(resolved, dict) and isinstance(resolved.get("enum"), list) and _is_lifecycle(name):
