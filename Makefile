@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 LOCK_EXPORT := $(BIN)/uv export --frozen --all-extras --no-hashes --no-emit-project --no-header --no-annotate \
 	--format requirements-txt -q
 LATEST_VENV ?= .venv-latest
-EXTRAS := dev,redis,camel,env,openenv,search,dense,data,docs
+EXTRAS := dev,redis,camel,env,openenv,search,dense,data,docs,bfcl
 # `make test` measures line and branch coverage of our packages, in pytest and in every Python process it starts (the
 # servers and their uvicorn workers, the CLIs: [tool.coverage.run] patch = subprocess), and fails under fail_under.
 COVERAGE := $(BIN)/python -m coverage
@@ -127,7 +127,7 @@ test-latest: setup
 test-floor: setup
 	rm -rf $(FLOOR_VENV)
 	$(BIN)/uv venv -q --python-preference only-system --python $(FLOOR_PYTHON) $(FLOOR_VENV)
-	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis,search]'
+	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --resolution lowest-direct -e '.[test,redis,search,bfcl]'
 	$(BIN)/uv pip install -q --python $(FLOOR_VENV)/bin/python --no-deps $(PINNED_NO_DEPS)
 	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
 	@# CI= : the floor venv has only the test, redis and search extras, so the tests of the others skip here (make test
