@@ -9,6 +9,8 @@ shared store, not in a worker's memory.
 POST initialize ─► bind: X-Session-ID (must exist) │ ?session=ID │ else a new session (?mode=hybrid…)
                    └─► SDK answers; this layer adds `Mcp-Session-Id: <gecko session id>`
 POST other      ─► session = Mcp-Session-Id │ X-Session-ID │ ?session=ID (clients that skip initialize)
+                   └─► a plain tools/call or tools/list: answered directly (gecko.mcp.direct), the same bytes
+                       the SDK writes, without its per-request transport; anything else: the SDK
 every POST      ─► --max-body-bytes and the JSON limits first (413/422), as on every Gecko route
 GET, DELETE     ─► 405 (no server-initiated stream; a Gecko session ends by TTL or DELETE /sessions/{id})
 ```
@@ -28,6 +30,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from gecko.api.deps import LIMIT_FLAGS, SESSION_HEADER, GeckoContext
 from gecko.mcp.catalog import McpCatalogs
+from gecko.mcp.direct import DirectRequest, answer, direct_request, headers_accepted, listing_json
 from gecko.mcp.jsonrpc import PARSE_ERROR, unknown_method
 from gecko.mcp.server import McpBinding, build_server
 from gecko.sessions.service import create_session
@@ -78,6 +81,8 @@ class McpHttpEndpoint:
         self.server = build_server(self._binding, version=ctx.version)
         self.manager = StreamableHTTPSessionManager(app=self.server, json_response=True, stateless=True,
                                                     security_settings=None)
+        self._listings: dict[str | None, bytes] = {}
+        """The serialised `tools/list` result per endpoint (its catalog is built once per worker too)."""
 
     def run(self) -> contextlib.AbstractAsyncContextManager[None]:
         """The SDK's task group, for the app's lifespan."""
@@ -87,8 +92,20 @@ class McpHttpEndpoint:
         request = self.server.request_context.request
         assert isinstance(request, Request), "MCP over HTTP: the SDK passes the HTTP request to handlers"
         toolkit, session_id = request.scope[SCOPE_KEY]
+        return self._bind(toolkit, session_id)
+
+    def _bind(self, toolkit: str | None, session_id: str | None) -> McpBinding:
         return McpBinding(self.catalogs.get(toolkit), self.ctx.runner, session_id,
                           search=self.ctx.search if toolkit is None else None)
+
+    async def _answer_directly(self, request: DirectRequest, toolkit: str | None, session_id: str | None,
+                               scope: Scope, receive: Receive, send: Send) -> None:
+        binding = self._bind(toolkit, session_id)
+        listing = self._listings.get(toolkit)
+        if request.method == "tools/list" and listing is None:
+            listing = self._listings[toolkit] = listing_json(binding)
+        body = await answer(request, binding, listing)
+        await Response(body, headers={"Content-Type": "application/json"})(scope, receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         toolkit = scope.get("path_params", {}).get("toolkit")
@@ -138,6 +155,11 @@ class McpHttpEndpoint:
                 labels = {"transport": "mcp", **({"toolkit": toolkit} if toolkit else {})}
                 session_id = (await create_session(self.ctx.store, {"labels": labels, "mode": mode}, {})).id
             send = _with_headers(send, {MCP_SESSION_HEADER: session_id}, only_success=True)
+        else:
+            direct = direct_request(message) if headers_accepted(scope["headers"]) else None
+            if direct is not None:
+                await self._answer_directly(direct, toolkit, session_id, scope, receive, send)
+                return
         scope = {**scope, SCOPE_KEY: (toolkit, session_id)}
         await self.manager.handle_request(scope, _replay(body, receive), send)
 
