@@ -1,8 +1,9 @@
 """Run the app under uvicorn: settings reach the workers privately, and workers never outlive the master.
 
-- Settings (the API key among them) go to each worker inside the pickled app factory (`WorkerApp`), which
-  multiprocessing's spawn hands over a pipe: nothing is put in a worker's environment or command line, and
-  the key's variable is removed from the master's environment before any worker starts.
+- Settings (the API key among them) go to each worker inside the app factory (`WorkerApp`), which a forked
+  worker inherits with the master's loaded toolkits (`gecko.forking`) and a spawned one gets pickled over a pipe:
+  nothing is put in a worker's environment or command line, and the key's variable is removed from the master's
+  environment before any worker starts.
 - A worker whose master dies (kill -9, OOM) exits instead of serving on as an orphan that keeps the port:
   Linux delivers SIGTERM at once (`PR_SET_PDEATHSIG`); everywhere, a watchdog thread notices the new
   parent within `PARENT_POLL_SECONDS` and sends the same SIGTERM (uvicorn's graceful shutdown, so
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import inspect
@@ -29,8 +31,10 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from gecko.forking import can_fork, forked_workers, metrics_mode_of_this_process
 from gecko.serving import HTTP_PROTOCOL, GeckoConfig
 from gecko.telemetry import configure_logging, prepare_multiprocess
+from gecko.toolkits.registry import ToolkitRegistry
 from utils.procs import GECKO_LISTENING
 from utils.settings import ENV_PREFIX, Settings
 
@@ -57,14 +61,20 @@ class WorkerApp:
     settings: Settings
     watch_parent: bool = False
     """Exit when the process that started this one goes away (set for the workers of a multi-process server)."""
+    registry: ToolkitRegistry | None = None
+    """The toolkits the master loaded, for workers forked from it (`gecko.forking`); a spawned worker loads its own."""
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "registry": None}  # spawn pickles the factory: the worker loads the toolkits itself
 
     def __call__(self) -> FastAPI:
         from gecko.app import create_app
 
         configure_logging(self.settings.log_level, self.settings.log_format)
+        metrics_mode_of_this_process()
         if self.watch_parent:
             exit_with_parent()
-        app = create_app(self.settings)
+        app = create_app(self.settings, self.registry)
         tune_collector()
         return app
 
@@ -84,7 +94,6 @@ def tune_collector() -> None:
 
 def exit_with_parent() -> None:
     """Make this process shut down when its parent dies: parent-death signal (Linux) plus a watchdog thread."""
-    parent = os.getppid()
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
@@ -92,13 +101,18 @@ def exit_with_parent() -> None:
                 log.warning("prctl(PR_SET_PDEATHSIG) failed (errno %d); relying on the watchdog", ctypes.get_errno())
         except (OSError, AttributeError):
             log.warning("no prctl here; relying on the parent watchdog")
-    threading.Thread(target=_watch, args=(parent,), name="gecko-parent-watchdog", daemon=True).start()
+    watch_parent()
+
+
+def watch_parent() -> None:
+    """Shut this process down (SIGTERM, a graceful stop) once the process that started it is gone."""
+    threading.Thread(target=_watch, args=(os.getppid(),), name="gecko-parent-watchdog", daemon=True).start()
 
 
 def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
-    log.warning("the master process %d is gone; worker %d shuts down", parent, os.getpid())
+    log.warning("process %d, which started this one, is gone; process %d shuts down", parent, os.getpid())
     os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(EXIT_GRACE_SECONDS)
     os._exit(1)
@@ -123,18 +137,25 @@ def check_address(host: str, port: int) -> None:
         probe.bind((host, port))
 
 
-def serve(settings: Settings) -> None:
-    """Serve the app with `settings.workers` uvicorn processes on `settings.host:settings.port` (blocks)."""
+def serve(settings: Settings, registry: ToolkitRegistry | None = None) -> None:
+    """Serve the app with `settings.workers` uvicorn processes on `settings.host:settings.port` (blocks).
+
+    With the toolkits already loaded (`registry`), a single worker serves them and several are forked from this
+    process to share them (`gecko.forking`); without, or where the platform cannot fork, each worker loads its own.
+    """
     from uvicorn.server import Server
     from uvicorn.supervisors import Multiprocess
 
     forget_secrets()
+    if settings.exit_with_parent:
+        watch_parent()
     several = settings.workers > 1
     metrics_dir = Path(tempfile.mkdtemp(prefix="gecko-metrics-")) if several else None
     if metrics_dir is not None:  # before any worker exists: each writes its samples there, /metrics sums them
         prepare_multiprocess(metrics_dir)
-    config = GeckoConfig(WorkerApp(settings, watch_parent=several), factory=True, host=settings.host,
-                         port=settings.port, workers=settings.workers, log_level=settings.log_level,
+    forking = registry is not None and several and can_fork()
+    app = WorkerApp(settings, watch_parent=several, registry=registry if forking or not several else None)
+    config = GeckoConfig(app, factory=True, host=settings.host, port=settings.port, workers=settings.workers, log_level=settings.log_level,
                          access_log=False, http=HTTP_PROTOCOL, request_read_timeout=settings.request_read_timeout,
                          timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
                          timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
@@ -144,10 +165,11 @@ def serve(settings: Settings) -> None:
     print(f"{GECKO_LISTENING}{listening_url(sockets[0])}", flush=True)  # utils.procs.gecko_server reads it
     try:
         if several:
-            if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn (0.37, our floor) takes the target
-                Multiprocess(config, target=server.run, sockets=sockets).run()  # type: ignore[call-arg]  # old signature
-            else:
-                Multiprocess(config, sockets=sockets).run()
+            with forked_workers() if forking else contextlib.nullcontext():
+                if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn (0.37, our floor): target
+                    Multiprocess(config, target=server.run, sockets=sockets).run()  # type: ignore[call-arg]  # old signature
+                else:
+                    Multiprocess(config, sockets=sockets).run()
         else:
             server.run(sockets=sockets)
     except KeyboardInterrupt:

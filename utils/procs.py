@@ -108,7 +108,8 @@ def gecko_server(
     command line).
     """
     cmd = [*(prefix or []), sys.executable, "-m", "gecko", "--port", "0",
-           "--host", host, "--workers", str(workers), "--state-dir", str(state_dir), "--log-level", "warning"]
+           "--host", host, "--workers", str(workers), "--state-dir", str(state_dir), "--log-level", "warning",
+           "--exit-with-parent"]
     for directory in schemas_dirs:
         cmd += ["--schemas-dir", str(directory)]
     cmd += extra or []

@@ -187,6 +187,8 @@ class Settings(BaseSettings):
     """Most JSON values one toolkit document may hold with its YAML aliases expanded (each use counted); a larger one is refused at load with one line and the others load (`--skip-invalid`), so a 2 KB alias bomb cannot stall start-up."""
     request_read_timeout: float = Field(30.0, gt=0)
     """Seconds a client has to send a whole request (headers and body) once it starts one, and to start one on a new connection; a slower one gets 408 and its connection is closed (slowloris)."""
+    exit_with_parent: bool = False
+    """Shut the server down when the process that started it dies (a runner's `--gecko-url auto`, a test harness): without it, a server started in its own session outlives a launcher killed from outside."""
     umask: str = Field("077", pattern=r"^0?[0-7]{3}$")
     """File-creation mask of the server and the runners: `077` makes the files they create (session DB, caches, results) 0600 and their directories 0700; `022` makes them readable by others."""
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"

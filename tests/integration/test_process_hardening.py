@@ -125,6 +125,44 @@ def test_workers_exit_when_the_master_is_killed_and_a_restart_binds_again(tmp_pa
         assert wait_healthy(url, timeout=90, expect_workers=2, proc=again)["status"] == "ok"
 
 
+LAUNCHER = """
+import sys, time
+from pathlib import Path
+from utils.procs import gecko_server
+with gecko_server([Path(sys.argv[1])], workers=2, state_dir=Path(sys.argv[2])) as url:
+    print(url, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_server_started_by_a_launcher_exits_when_the_launcher_is_killed(tmp_path: Path) -> None:
+    """`utils.procs.gecko_server` (what `--gecko-url auto` and the harnesses use) starts Gecko in its own session;
+    a launcher killed from outside (SIGKILL: no cleanup runs) must not leave that server behind."""
+    family: list[int] = []
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(TOOLKITS), str(tmp_path)],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO_ROOT)
+    try:
+        assert launcher.stdout is not None
+        url = launcher.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), f"the launcher printed no URL (exit {launcher.poll()})"
+        server = children(launcher.pid)
+        assert len(server) == 1 and len(children(server[0])) >= 2
+        family += [server[0], *children(server[0])]
+        os.kill(launcher.pid, signal.SIGKILL)
+        launcher.wait(timeout=10)
+        deadline = time.monotonic() + 30
+        while any(alive(pid) for pid in family) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in family), "the server outlived the process that started it"
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait(timeout=10)
+        for pid in family:  # what a failing run left behind
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 # -- row 6: secrets out of sight, private files ----------------------------------------------------------------
 
 
