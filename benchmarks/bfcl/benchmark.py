@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from benchmarks.bfcl.agents import SCRIPTED_MODELS, AgentFactory, AgentSettings, agent_factory, is_scripted
 from benchmarks.bfcl.categories import (
+    AGENTIC_CATEGORIES,
     LEADERBOARD_GROUPS,
     LIVE_CATEGORIES,
     MULTI_TURN_CATEGORIES,
@@ -33,7 +34,7 @@ from benchmarks.bfcl.categories import (
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
 from benchmarks.bfcl.leaderboard import Scored, format_leaderboard, leaderboard
-from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category, load_tasks
+from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, WebSearchTask, load_category, load_tasks
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
 from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, evaluate_official
@@ -46,8 +47,9 @@ from benchmarks.bfcl.preflight import (
 )
 from benchmarks.bfcl.run_config import DEFAULT_MAX_RETRIES, BfclRunConfig, MultiTurnRunConfig
 from benchmarks.bfcl.runtime import OPENAPI_DIR
-from benchmarks.bfcl.scoring import EntryScore, score_multi_turn, score_single_turn
+from benchmarks.bfcl.scoring import EntryScore, score_entry, score_single_turn
 from benchmarks.bfcl.single_turn import SingleTaskOutcome, run_single_task
+from benchmarks.bfcl.web_search import missing_backend, with_web_search
 from benchmarks.runner import (
     Evaluation,
     LedgerEntry,
@@ -109,10 +111,9 @@ def single_turn_group(group: str) -> tuple[str, ...]:
         return NON_LIVE_CATEGORIES
     if group == "live":
         return LIVE_CATEGORIES
-    if group == "multi_turn":
-        raise ValueError("the multi_turn group runs with `gecko bfcl-multi --group multi_turn`")
-    raise ValueError(f"--group {group}: the agentic group (memory, web_search) is not run by Gecko yet; "
-                     "`gecko score --overall` lists it as missing")
+    if group in ("multi_turn", "agentic"):
+        raise ValueError(f"the {group} group runs with `gecko bfcl-multi --group {group}` (a stateful Gecko)")
+    raise ValueError(f"unknown group {group!r}; choose from {', '.join(LEADERBOARD_GROUPS)}")
 
 
 def multi_turn_group(group: str) -> tuple[str, ...]:
@@ -123,6 +124,8 @@ def multi_turn_group(group: str) -> tuple[str, ...]:
     """
     if group == "multi_turn":
         return MULTI_TURN_CATEGORIES
+    if group == "agentic":
+        return AGENTIC_CATEGORIES
     if group in ("non_live", "live"):
         raise ValueError(f"the {group} group runs with `gecko bfcl --group {group}`")
     return single_turn_group(group)
@@ -137,10 +140,12 @@ def multi_turn_categories(name: str) -> tuple[str, ...]:
     """
     if name == "all":
         return MULTI_TURN_CATEGORIES
+    if name in AGENTIC_CATEGORIES:
+        return (name,)
     full = name if name.startswith("multi_turn_") else f"multi_turn_{name}"
     if full not in MULTI_TURN_CATEGORIES:
-        raise ValueError(f"{name!r} is not a multi-turn category; choose from {', '.join(MULTI_TURN_CATEGORIES)} "
-                         "or 'all'")
+        raise ValueError(f"{name!r} is not a multi-turn or agentic category; choose from "
+                         f"{', '.join(MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES)} or 'all'")
     return (full,)
 
 
@@ -401,6 +406,9 @@ class _Bfcl:
     async def run(self, item: WorkItem) -> TaskOutcome:
         """One task (through GATS on Gecko), scored with the official checker of its category."""
         assert self._client is not None and self._agents is not None, "preflight() runs first"
+        if isinstance(item.task, WebSearchTask) and (missing := missing_backend()) is not None:
+            return TaskOutcome("untested", reason=missing, trace={"id": item.key, "status": "untested",
+                                                                  "error": missing}, outage=False)
         faults = TaskFaults.of(self.settings.faults, item.key)
         outcome = await self.run_task(item.task, self._agents(item.task), self._client, self.gats_config(),
                                       labels=self._labels, faults=faults)
@@ -456,18 +464,19 @@ class BfclMultiTurn(_Bfcl):
     name, config_type, category_default = "bfcl-multi", MultiTurnRunConfig, "multi_turn_base"
     categories_of = staticmethod(multi_turn_categories)
     group_categories = staticmethod(multi_turn_group)
-    category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), or 'all' "
-                     "(default multi_turn_base)")
+    category_help = (f"one of {', '.join(MULTI_TURN_CATEGORIES)} (or without the multi_turn_ prefix), "
+                     f"{', '.join(AGENTIC_CATEGORIES)}, or 'all' (the multi-turn ones; default multi_turn_base)")
 
     def agents_for(self, settings: AgentSettings, llm: LLMClient | None) -> TurnAgentsFactory:
-        return multi_turn_agents(settings, llm)
+        return with_web_search(multi_turn_agents(settings, llm), settings.model, seed=settings.seed,
+                               error_rate=settings.error_rate)
 
     async def run_task(self, task: MultiTurnTask, agents: TurnAgents, client: GeckoClient, config: GatsConfig, *,
                        labels: dict[str, str], faults: TaskFaults) -> MultiTaskOutcome:
         return await run_multi_task(task, agents, client, config, labels=labels, faults=faults)
 
     def score_task(self, task: MultiTurnTask, result: Any) -> EntryScore:
-        return score_multi_turn(task, result)
+        return score_entry(task, result)
 
     def local_gecko(self) -> LocalGecko:
         """Gecko on the eight class toolkits with the rules state model."""

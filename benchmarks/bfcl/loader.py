@@ -18,6 +18,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from bfcl_eval.constants.default_prompts import ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT
 from bfcl_eval.constants.executable_backend_config import MULTI_TURN_FUNC_DOC_FILE_MAPPING
 
 from benchmarks.bfcl.categories import (
@@ -25,6 +26,7 @@ from benchmarks.bfcl.categories import (
     category_of_id,
     has_ground_truth,
     is_multi_turn,
+    is_web_search,
     question_file_name,
 )
 from benchmarks.runner.selection import read_ids_file
@@ -120,6 +122,18 @@ class MultiTurnTask:
         return self.functions + tuple(released)
 
 
+@dataclass(frozen=True)
+class WebSearchTask(MultiTurnTask):
+    """A web_search entry (agentic): one turn with the `WebSearchAPI` class, scored on the final answer's text.
+
+    `initial_config` sets `show_snippet` (False in web_search_no_snippet), as the official generator does; the
+    turn starts with the official answer-format system prompt. `ground_truth` is one turn with no expected call.
+    """
+
+    answers: tuple[str, ...] = ()
+    """Accepted answers: one must appear in the final message (the official agentic checker)."""
+
+
 BfclTask = SingleTurnTask | MultiTurnTask
 
 
@@ -188,6 +202,23 @@ def _multi_turn_task(entry: dict[str, Any], answer: dict[str, Any], category: st
     )
 
 
+def _web_search_tasks(category: str) -> list[BfclTask]:
+    root = data_root()
+    entries = _read_jsonl(root / question_file_name("web_search"))
+    answers = {a["id"]: a for a in _read_jsonl(root / "possible_answer" / question_file_name("web_search"))}
+    system = Message(role="system", content=ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT)
+    tasks: list[BfclTask] = []
+    for entry in entries:
+        involved = tuple(entry["involved_classes"])
+        turn = (system, *_messages(entry["question"][0]))
+        tasks.append(WebSearchTask(
+            id=entry["id"].replace("web_search", category), category=category, turns=(turn,),
+            functions=tuple(doc for name in involved for doc in load_class_functions(name)), ground_truth=((),),
+            initial_config={involved[0]: {"show_snippet": "no_snippet" not in category}}, involved_classes=involved,
+            answers=tuple(str(a) for a in answers[entry["id"]]["ground_truth"])))
+    return tasks
+
+
 def load_category(category: str) -> list[BfclTask]:
     """All tasks of one category, in file order.
 
@@ -196,6 +227,8 @@ def load_category(category: str) -> list[BfclTask]:
         ValueError: the question and ground-truth files disagree (count or ids).
     """
     category_group(category)
+    if is_web_search(category):
+        return _web_search_tasks(category)
     root = data_root()
     entries = _read_jsonl(root / question_file_name(category))
     if not has_ground_truth(category):

@@ -23,9 +23,10 @@ from typing import Any, Literal
 
 from benchmarks.bfcl.answer import export_answer
 from benchmarks.bfcl.export import ResultRecord
-from benchmarks.bfcl.loader import MultiTurnTask
+from benchmarks.bfcl.loader import MultiTurnTask, WebSearchTask
 from benchmarks.bfcl.runtime import real_tools
 from benchmarks.bfcl.single_turn import PLANNER_ROLE, attempt_trace
+from benchmarks.bfcl.web_search import agentic_result
 from benchmarks.runner.faults import TaskFaults
 from gats import GatsConfig
 from gats.turns import (
@@ -114,8 +115,12 @@ def turn_trace(turn: RealTurnResult) -> dict[str, Any]:
 
 def _record(task: MultiTurnTask, result: ConversationResult, latency: float) -> ResultRecord:
     tokens = [_planner_tokens(turn) for turn in result.turns]
+    steps = export_turns(result.turns)
+    if isinstance(task, WebSearchTask):  # agentic: the final answer is the step the official checker reads
+        real = result.turns[0].real if result.turns else None
+        steps = agentic_result(steps, real.final_text if real else None)
     return ResultRecord(
-        id=task.id, result=export_turns(result.turns),
+        id=task.id, result=steps,
         input_token_count=[[i] for i, _ in tokens], output_token_count=[[o] for _, o in tokens],
         latency=[[round(t.latency_s, 6)] for t in result.turns],
         gats={"turns": [{"status": t.status, "attempts": len(t.simulated.attempts), "best": t.simulated.best_index,

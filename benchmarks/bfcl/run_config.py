@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchmarks.bfcl.agents import AgentSettings
-from benchmarks.bfcl.categories import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
+from benchmarks.bfcl.categories import AGENTIC_CATEGORIES, MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
 from benchmarks.runner.faults import checked_policy
 from gats import GatsConfig
 from inference.agents.backends import DEFAULT_AGENT_BACKEND, AgentBackend
@@ -94,7 +94,7 @@ class BfclRunConfig(BaseModel):
 class MultiTurnRunConfig(BfclRunConfig):
     """A BFCL multi-turn run."""
 
-    CATEGORIES: ClassVar[tuple[str, ...]] = MULTI_TURN_CATEGORIES
+    CATEGORIES: ClassVar[tuple[str, ...]] = MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES
     categories: tuple[str, ...] = Field(("multi_turn_base",), min_length=1)
     max_steps: int = Field(20, ge=1)
     """Planner steps per run (the official per-turn limit is 20)."""

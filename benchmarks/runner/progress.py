@@ -79,7 +79,10 @@ class CircuitBreaker:
         """Why the run was stopped; None while it goes on."""
 
     def observe(self, outcome: TaskOutcome) -> None:
-        """Count one finished task; trips the breaker at the limit."""
+        """Count one finished task; trips the breaker at the limit. An untested task that is no outage (see
+        `TaskOutcome.outage`) neither counts nor resets the count."""
+        if outcome.status == "untested" and not outcome.outage:
+            return
         self.streak = self.streak + 1 if outcome.status == "untested" else 0
         if self.limit and self.streak >= self.limit and self.reason is None:
             self.reason = (f"{self.streak} tasks in a row were untested (last: {outcome.reason}); "

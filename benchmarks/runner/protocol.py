@@ -65,6 +65,9 @@ class TaskOutcome:
     """LLM usage records (role, model, tokens, cost) for the run's cost by role."""
     note: str | None = None
     """Extra text for the `--verbose` line of the task."""
+    outage: bool = True
+    """For an untested task: whether the infrastructure failed (the circuit breaker counts it). False when the run's
+    configuration rules the task out (a benchmark's backend has no key): the breaker ignores it."""
 
 
 @dataclass(frozen=True)
