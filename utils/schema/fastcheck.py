@@ -51,6 +51,10 @@ class FastCheck:
         self._parts: dict[int, tuple[Any, Any]] = {}
         """id(sub-schema) → (sub-schema, its jsonschema-rs validator or None); the schema is kept so its id stays its own."""
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, Validator]]:
+        """Pickled as what it is built from (the compiled parts are rebuilt lazily, as they were first)."""
+        return FastCheck, (self._schema, self._fallback)
+
     def is_valid(self, instance: Any) -> bool:
         if not self._tried:
             self._tried = True
