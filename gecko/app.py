@@ -30,6 +30,7 @@ from gecko.pipeline.stages import JudgeFailure
 from gecko.sessions.model import SessionBusy, SessionNotFound, StateUnreadable, VersionConflict, VersionGone
 from gecko.sessions.store import open_store
 from gecko.telemetry import GeckoMetrics, TelemetryMiddleware
+from gecko.toolkits.lazy import ToolkitUnavailable
 from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
 from gecko.toolkits.search import SearchUnavailable, ToolIndex
@@ -169,6 +170,11 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
     async def _no_session(request: Request, exc: SessionNotFound) -> Response:
         return problem_response(404, "Unknown session", f"no live session {exc.args[0]!r} (never created, deleted "
                                 "or expired); create one with GET /session-id or POST /sessions", "unknown-session")
+
+    @app.exception_handler(ToolkitUnavailable)
+    async def _unloadable(request: Request, exc: ToolkitUnavailable) -> Response:
+        return problem_response(500, "Toolkit cannot be loaded", f"{exc}; fix the document and restart (or start "
+                                "with --skip-invalid to leave it out)", "toolkit-unavailable")
 
     @app.exception_handler(ToolNotFound)
     async def _no_tool(request: Request, exc: ToolNotFound) -> Response:

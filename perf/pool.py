@@ -4,10 +4,12 @@
 Needs a built pool (`make pool`). Prints one JSON object:
 
 - `pool`: tools, apps and toolkits by source (from the pool's manifest);
-- `startup`: time from launch to a healthy server with all workers live, cold (fresh state dir: every document is
-  validated; and no tool embedding is cached, so the first search embeds the whole pool) and warm (the caches of
-  the first start), the resident memory (RSS, and PSS where the kernel reports it) of the master and each worker,
-  the search engine the server defaults to, and how long the first search (default ranking) waited for the index;
+- `startup`: time from launch to a healthy server with all workers live, cold (fresh state dir, toolkit cache and
+  embedding cache: nothing the server keeps between starts helps) and warm (the caches of the first start), the
+  resident memory (RSS, and PSS where the kernel reports it: shared pages divided among the processes that map them)
+  of the master and each worker, the search engine the server defaults to, how long the first search (default
+  ranking) waited for the index, and the first call of a tool of the largest toolkit and of a small one (a pool
+  with a prebuilt index loads a toolkit on its first use); the warm start also gives the memory after every search;
 - `search`: per ranking (`mode`: bm25, dense, hybrid), for every BFCL single-turn task (seven categories) the user's
   request is the query and the task's own functions the relevant tools: recall@5/10/20 (mean over tasks of the share
   of its functions in the top k), `all@k` (every function in the top k), the same by name (`by_name`: any pool tool
@@ -73,11 +75,12 @@ def _server_memory(url: str) -> dict[str, Any]:
     return {"total": total, "processes": list(procs.values())}
 
 
-def _start(pool: Path, state_dir: Path, then: Any) -> dict[str, Any]:
+def _start(pool: Path, state_dir: Path, manifest: dict[str, Any], then: Any) -> dict[str, Any]:
     started = time.perf_counter()
-    # the embedding cache goes with the state dir, so that the cold start really embeds the pool
+    # the embedding and toolkit caches go with the state dir, so that the cold start really starts from nothing
     with gecko_server([pool / "toolkits"], workers=2, state_dir=state_dir, timeout=900,
-                      extra=["--search-cache-dir", str(state_dir / "search")]) as url:
+                      extra=["--search-cache-dir", str(state_dir / "search")],
+                      env={"GECKO_TOOLKIT_CACHE_DIR": str(state_dir / "toolkits")}) as url:
         healthy = time.perf_counter() - started
         first = time.perf_counter()
         reply = _search_when_ready(url, {"q": "book a flight", "k": 5})
@@ -92,9 +95,28 @@ def _start(pool: Path, state_dir: Path, then: Any) -> dict[str, Any]:
         figures["every_worker_ready_seconds"] = round(time.perf_counter() - ready, 2)
         time.sleep(5)  # let both workers finish building their index before memory is read
         figures["memory"] = _server_memory(url)
+        figures["first_call_ms"] = _first_calls(url, manifest)
         if then is not None:
             figures["search"] = then(url)
+            figures["memory_after_search"] = _server_memory(url)["total"]
     return figures
+
+
+def _first_calls(url: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Time of a first call (empty arguments: answered 422 or 200, after the toolkit is loaded) of the largest
+    toolkit and of a one-tool one."""
+    sizes: dict[str, list[str]] = defaultdict(list)
+    for tool in manifest["tools"]:
+        sizes[tool["toolkit"]].append(tool["operation_id"])
+    largest = max(sizes, key=lambda name: len(sizes[name]))
+    small = min(sizes, key=lambda name: (len(sizes[name]), name))
+    found: dict[str, Any] = {}
+    for label, name in (("largest", largest), ("small", small)):
+        started = time.perf_counter()
+        reply = httpx.post(f"{url}/{name}/{sizes[name][0]}", json={}, timeout=300)
+        found[label] = {"toolkit": name, "tools": len(sizes[name]), "status": reply.status_code,
+                        "ms": round((time.perf_counter() - started) * 1000, 1)}
+    return found
 
 
 def _search_when_ready(url: str, params: dict[str, Any], client: httpx.Client | None = None) -> httpx.Response:
@@ -173,11 +195,12 @@ def main() -> int:
         return 1
     manifest = json.loads(manifest_path.read_text())
     result: dict[str, Any] = {"pool": {k: v for k, v in manifest["counts"].items()},
+                              "prebuilt_index": (args.pool / "toolkits" / ".gecko-index" / "catalogue.json").is_file(),
                               "load_average": os.getloadavg(), "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="gecko-pool-perf-") as state:
         if not args.skip_cold:
-            result["cold_start"] = _start(args.pool, Path(state), None)
-        warm = _start(args.pool, Path(state),
+            result["cold_start"] = _start(args.pool, Path(state), manifest, None)
+        warm = _start(args.pool, Path(state), manifest,
                       lambda url: {mode: _search_figures(url, manifest, args.limit, mode) for mode in modes})
         result["search"] = warm.pop("search")
         result["warm_start" if not args.skip_cold else "start"] = warm

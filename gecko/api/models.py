@@ -316,6 +316,9 @@ class HealthPublic(BaseModel):
     offline: bool | None = None
     store: str | None = None
     toolkits: int | None = None
+    toolkits_loaded: int | None = None
+    """Toolkits this worker has loaded so far: all of them, except on a directory with a prebuilt index (`gecko pool
+    build`), where each loads on its first use."""
     tools: int | None = None
     workers: WorkersPublic | None = None
     sessions: int | None = None

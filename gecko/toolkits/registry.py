@@ -5,9 +5,15 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gecko.toolkits.model import Operation, Toolkit
+from gecko.toolkits.lazy import LazyToolkit, Toolkits
+from gecko.toolkits.model import Operation, Toolkit, path_pattern
+
+if TYPE_CHECKING:
+    from gecko.toolkits.search_store import StoredIndex
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +44,18 @@ class PathMatch:
 class ToolkitRegistry:
     """Toolkits in priority order; the first toolkit of a name wins, later ones are shadowed."""
 
-    toolkits: dict[str, Toolkit] = field(default_factory=dict)
+    toolkits: Toolkits = field(default_factory=Toolkits)
+    """Name → toolkit; one registered with `add_lazy` is loaded when first read (`gecko.toolkits.lazy`)."""
     _aliases: dict[str, str] = field(default_factory=dict)
     _call_names: dict[str, dict[str, str]] = field(default_factory=dict)
     """toolkit → {alias: operationId} of the operations called by an alias (`gecko.toolkits.names`)."""
+    stored: StoredIndex | None = None
+    """The prebuilt search index that every toolkit of this registry comes from, in its order (None: the search
+    index is built in memory from the loaded toolkits)."""
+    _routes: dict[str, list[str]] = field(default_factory=dict)
+    """toolkit not loaded yet → its tools' document paths, so a call by path loads only a toolkit that has the path."""
+    _route_patterns: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
+    """The same as regexes, compiled on the first call by path."""
 
     def add(self, toolkit: Toolkit) -> None:
         if toolkit.name in self.toolkits:
@@ -49,14 +63,33 @@ class ToolkitRegistry:
                         self.toolkits[toolkit.name].source)
             return
         self.toolkits[toolkit.name] = toolkit
-        self._call_names[toolkit.name] = {op.alias: op.operation_id for op in toolkit.operations.values() if op.alias}
-        for alias in toolkit.aliases:
+        self._add_aliases(toolkit.name, toolkit.aliases)
+
+    def add_lazy(self, stub: LazyToolkit, routes: list[tuple[str, str]] | None = None) -> None:
+        """Register a toolkit to load on first use (`routes`: its tools' method and path, when known)."""
+        if stub.name in self.toolkits:
+            log.warning("toolkit %s is shadowed by an earlier one of that name", stub.name)
+            return
+        self.toolkits.add_lazy(stub)
+        if routes is not None:
+            self._routes[stub.name] = sorted({path for _, path in routes})
+        self._add_aliases(stub.name, stub.aliases)
+
+    def _add_aliases(self, name: str, aliases: tuple[str, ...]) -> None:
+        for alias in aliases:
             if alias not in self.toolkits:
-                self._aliases.setdefault(alias, toolkit.name)
+                self._aliases.setdefault(alias, name)
+
+    def _aliased(self, toolkit: Toolkit) -> dict[str, str]:
+        found = self._call_names.get(toolkit.name)
+        if found is None:
+            found = {op.alias: op.operation_id for op in toolkit.operations.values() if op.alias}
+            self._call_names[toolkit.name] = found
+        return found
 
     @property
     def tool_count(self) -> int:
-        return sum(len(t.operations) for t in self.toolkits.values())
+        return self.toolkits.tool_count()
 
     def toolkit(self, name: str) -> Toolkit | None:
         """Toolkit by file stem or title slug."""
@@ -73,7 +106,7 @@ class ToolkitRegistry:
             raise ToolNotFound(f"unknown toolkit {toolkit_name!r}", near)
         op = toolkit.operations.get(operation_id)
         if op is None:
-            op = toolkit.operations.get(self._call_names.get(toolkit.name, {}).get(operation_id, ""))
+            op = toolkit.operations.get(self._aliased(toolkit).get(operation_id, ""))
         if op is None:
             raise ToolNotFound(f"toolkit {toolkit.name!r} has no tool {operation_id!r}", self.near(toolkit, operation_id))
         return op
@@ -96,7 +129,7 @@ class ToolkitRegistry:
         head, _, rest = path.lstrip("/").partition("/")
         prefixed = self.toolkit(head)
         candidates = [(prefixed, "/" + rest)] if prefixed is not None else []
-        candidates += [(t, path) for t in self.toolkits.values()]
+        candidates += [(t, path) for t in self._may_route(path)]
         for toolkit, sub_path in candidates:
             for op in toolkit.operations.values():
                 match = op.path_regex.match(sub_path)
@@ -113,3 +146,16 @@ class ToolkitRegistry:
         if allowed:
             raise MethodNotAllowed(f"{method.upper()} is not allowed on {path}", sorted(set(allowed)))
         return None
+
+    def _may_route(self, path: str) -> Iterator[Toolkit]:
+        """The toolkits, in priority order, leaving out those not loaded yet that have no tool at `path`."""
+        for name in self.toolkits:
+            if self.toolkits.pending(name) is not None and name in self._routes:
+                patterns = self._route_patterns.get(name)
+                if patterns is None:
+                    patterns = self._route_patterns[name] = [path_pattern(route) for route in self._routes[name]]
+                if not any(pattern.match(path) for pattern in patterns):
+                    continue
+            found = self.toolkits.get(name)
+            if found is not None:
+                yield found

@@ -18,7 +18,10 @@ embedded (see docs/performance.md). Dense and hybrid are asked for by `mode`; a 
 
 BM25 is built once per worker, by `warm()` at start-up or on first use. The dense index is built at start-up when
 the embedding cache already holds every tool, else in a background thread started by the first search that needs
-it (embedding a large pool takes minutes, and most servers never search). No search waits for that build longer
+it (embedding a large pool takes minutes, and most servers never search). A registry loaded from a directory with
+a prebuilt index (`gecko.toolkits.search_store`, written by `gecko pool build`) builds neither: its BM25 arrays and
+embedding matrix are mapped from the index's files (shared by every worker through the page cache), hits come from
+its catalogue, and no toolkit is loaded to search it. No search waits for that build longer
 than `DENSE_WAIT_SECONDS`: until it is done, a search that needs dense ranking (a `hybrid` default included)
 raises `SearchIndexBuilding` with the progress, so clients retry later instead of holding a connection for
 minutes, and a run never mixes BM25-only answers with hybrid ones. Both indexes are read-only once built.
@@ -31,12 +34,13 @@ import logging
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from gecko.toolkits.model import Operation, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
+from gecko.toolkits.search_store import ToolEntry
 
 log = logging.getLogger("gecko.search")
 
@@ -80,25 +84,35 @@ class SearchIndexBuilding(RuntimeError):
 
 @dataclass(frozen=True)
 class ToolHit:
-    """One ranked tool."""
+    """One ranked tool: its catalogue entry; `toolkit` and `operation` load its toolkit if it is not yet."""
 
-    toolkit: Toolkit
-    operation: Operation
+    entry: ToolEntry
     score: float
+    registry: ToolkitRegistry = field(repr=False, compare=False)
+
+    @property
+    def toolkit(self) -> Toolkit:
+        """The tool's toolkit (loaded now if it was not)."""
+        return self.registry.toolkits[self.entry.toolkit]
+
+    @property
+    def operation(self) -> Operation:
+        """The tool itself (its toolkit loaded now if it was not)."""
+        return self.toolkit.operations[self.entry.operation_id]
 
     def public(self) -> dict[str, Any]:
         """The hit as `GET /tools/search` and `search_tools` return it."""
-        op, tk = self.operation, self.toolkit
+        tool = self.entry
         return {
-            "toolkit": tk.name,
-            "name": op.operation_id,
-            "call_name": op.call_name,
-            "original_name": op.original_name,
-            "app": tk.labels.get("app", tk.name),
-            "source": tk.labels.get("source", ""),
-            "access": op.access,
-            "summary": op.summary or _first_line(op.description),
-            "call": call_route(tk, op),
+            "toolkit": tool.toolkit,
+            "name": tool.operation_id,
+            "call_name": tool.call_name,
+            "original_name": tool.original_name,
+            "app": tool.app,
+            "source": tool.source,
+            "access": tool.access,
+            "summary": tool.summary,
+            "call": f"POST /{tool.toolkit}/{tool.call_name}",
             "score": round(self.score, 6),
         }
 
@@ -107,11 +121,6 @@ def call_route(toolkit: Toolkit, op: Operation) -> str:
     """How to call a tool over HTTP: `POST /{toolkit}/{name}`, its callable name (GitHub's `issues/create` is called
     `issues_create`: see `gecko.toolkits.names`)."""
     return f"POST /{toolkit.name}/{op.call_name}"
-
-
-def _first_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def _load_backend() -> tuple[Any, Any, frozenset[str]]:
@@ -219,7 +228,14 @@ class ToolIndex:
         if default_mode not in MODES:
             raise ValueError(f"unknown search mode {default_mode!r}; one of {', '.join(MODES)}")
         self._default_mode: Mode = default_mode
-        self._tools = [(tk, op) for tk in registry.toolkits.values() for op in tk.operations.values()]
+        self._registry = registry
+        self._stored = registry.stored
+        self._pairs: list[tuple[Toolkit, Operation]] = []
+        if self._stored is not None:  # mapped from the prebuilt index: no toolkit is loaded to search
+            self._tools = self._stored.tools
+        else:
+            self._pairs = [(tk, op) for tk in registry.toolkits.values() for op in tk.operations.values()]
+            self._tools = [ToolEntry.of(tk, op) for tk, op in self._pairs]
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenize: Tokenizer | None = None
@@ -351,9 +367,16 @@ class ToolIndex:
                 model_identity,
             )
 
-            texts = [dense_text(tk, op) for tk, op in self._tools]
             try:
-                if not embed and not all_cached(model_identity(model_dir()), texts, self._cache_dir):
+                identity = model_identity(model_dir())
+                stored = self._stored.dense_vectors(identity) if self._stored is not None else None
+                if stored is not None:
+                    self._dense = DenseIndex.from_vectors(SentenceEncoder.packaged(), stored)
+                    self._built.set()
+                    return
+                texts = (self._stored.dense_texts() if self._stored is not None
+                         else [dense_text(tk, op) for tk, op in self._pairs])
+                if not embed and not all_cached(identity, texts, self._cache_dir):
                     return  # the first search that needs it embeds (the model is not even loaded until then)
                 encoder = SentenceEncoder.packaged()
             except (EncoderUnavailable, OSError) as exc:
@@ -371,11 +394,15 @@ class ToolIndex:
                 return
             bm25s, stemmer, stopwords = _load_backend()
             tokenize = Tokenizer(stemmer, stopwords)
-            corpus = [tokenize(tool_text(tk, op)) or [""] for tk, op in self._tools]
-            model = bm25s.BM25()
-            if corpus:
-                model.index(corpus, show_progress=False)
-            self._vocab = dict(model.vocab_dict) if corpus else {}
+            if self._stored is not None:
+                model = self._stored.load_bm25()
+                self._vocab = dict(model.vocab_dict) if model is not None else {}
+            else:
+                corpus = [tokenize(tool_text(tk, op)) or [""] for tk, op in self._pairs]
+                model = bm25s.BM25()
+                if corpus:
+                    model.index(corpus, show_progress=False)
+                self._vocab = dict(model.vocab_dict) if corpus else {}
             self._tokenize = tokenize
             self._model = model
 
@@ -409,8 +436,8 @@ class ToolIndex:
         keep = None
         allowed = set(toolkits) if toolkits is not None else None
         if allowed is not None or access is not None:
-            keep = np.fromiter(((allowed is None or tk.name in allowed) and (access is None or op.access == access)
-                                for tk, op in self._tools), dtype=bool, count=len(self._tools))
+            keep = np.fromiter(((allowed is None or t.toolkit in allowed) and (access is None or t.access == access)
+                                for t in self._tools), dtype=bool, count=len(self._tools))
         rankings: list[list[int]] = []
         scores: Any = None
         if mode != "dense":
@@ -423,11 +450,11 @@ class ToolIndex:
             rankings.append(_ranked(scores, np.arange(len(scores)) if keep is None else np.flatnonzero(keep)))
         if mode != "hybrid":
             order = rankings[0][:k]
-            return [ToolHit(self._tools[i][0], self._tools[i][1], float(scores[i])) for i in order]
+            return [ToolHit(self._tools[i], float(scores[i]), self._registry) for i in order]
         depth = max(k, FUSION_DEPTH)
         fused = fuse_rrf([ranking[:depth] for ranking in rankings])
         order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
-        return [ToolHit(self._tools[i][0], self._tools[i][1], fused[i]) for i in order]
+        return [ToolHit(self._tools[i], fused[i], self._registry) for i in order]
 
     def _bm25_scores(self, query: str) -> Any:
         import numpy as np

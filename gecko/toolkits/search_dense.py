@@ -177,6 +177,15 @@ class DenseIndex:
         log.info("tool search: dense index of %d tools (%d embedded now) in %.1f s", len(texts), embedded,
                  self.build.seconds)
 
+    @classmethod
+    def from_vectors(cls, encoder: SentenceEncoder, vectors: np.ndarray) -> DenseIndex:
+        """An index over embeddings made before (a prebuilt index's mapped matrix: nothing is embedded or copied)."""
+        index = cls.__new__(cls)
+        index._encoder = encoder
+        index.vectors = vectors
+        index.build = DenseBuild(tools=len(vectors), embedded=0, seconds=0.0)
+        return index
+
     def scores(self, query: str) -> np.ndarray:
         """Cosine similarity of every text to `query` (both unit vectors), in text order."""
         vector = self._encoder.encode([query], max_tokens=QUERY_TOKENS)[0]

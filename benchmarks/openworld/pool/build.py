@@ -1,5 +1,7 @@
 """Assemble the pool: collect every source, drop duplicate tools, check each toolkit with Gecko's own loader,
-write `<out>/toolkits/<name>.json` and `<out>/manifest.json` (sources, counts, every tool with its tags).
+write `<out>/toolkits/<name>.json`, the search index a server maps instead of loading every document
+(`<out>/toolkits/.gecko-index/`: `gecko.toolkits.search_store`) and `<out>/manifest.json` (sources, counts, every
+tool with its tags).
 
 Output is deterministic for the same pinned inputs. A build writes beside the old pool and swaps it in at the
 end, so a failed build leaves the previous pool as it was.
@@ -32,6 +34,7 @@ from benchmarks.openworld.pool.collect import (
 from benchmarks.openworld.pool.npm import NpmError
 from benchmarks.openworld.pool.spec import SOURCE_KINDS, PoolSources
 from gecko.toolkits.loader import POOL_LABELS_KEY
+from gecko.toolkits.search_store import Described, describe, write_index
 
 log = logging.getLogger(__name__)
 
@@ -127,21 +130,26 @@ def collect(sources: PoolSources, *, data_dir: Path, cache: Path, only: set[str]
     return toolkits, hashes
 
 
-def check_toolkit(path: Path) -> tuple[str | None, list[dict[str, Any]]]:
-    """Load one written toolkit as the server will: (problem or None, its tools as the manifest lists them)."""
+Checked = tuple[str | None, list[dict[str, Any]], Described | None]
+"""(problem or None, the tools as the manifest lists them, what the search index keeps of the toolkit)."""
+
+
+def check_toolkit(path: Path) -> Checked:
+    """Load one written toolkit as the server will: (problem or None, its tools as the manifest lists them, what the
+    search index keeps of it)."""
     from gecko.toolkits.loader import ToolkitLoadError, load_document
 
     try:
         toolkit, _ = load_document(path, path.read_bytes())  # leniently, as the server loads it by default
     except (ToolkitLoadError, RecursionError) as exc:
-        return f"{' '.join(str(exc).split())[:PROBLEM_MAX]}", []
+        return f"{' '.join(str(exc).split())[:PROBLEM_MAX]}", [], None
     tools = [{"toolkit": toolkit.name, "operation_id": op.operation_id, "name": op.original_name,
               "access": op.access, "summary": short_description(op.summary or op.description, op.original_name)}
              for op in toolkit.operations.values()]
-    return None, tools
+    return None, tools, describe(path, toolkit)
 
 
-def _check_all(paths: list[Path]) -> list[tuple[str | None, list[dict[str, Any]]]]:
+def _check_all(paths: list[Path]) -> list[Checked]:
     workers = max(1, min(os.cpu_count() or 1, 4))
     if workers == 1 or len(paths) < 8:
         return [check_toolkit(p) for p in paths]
@@ -164,8 +172,9 @@ def _pins(sources: PoolSources, hashes: dict[str, str], only: set[str]) -> list[
 
 
 def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
-               only: Iterable[str] = SOURCE_KINDS) -> dict[str, Any]:
-    """Build the pool into `out` (`toolkits/` and `manifest.json`); returns the manifest.
+               only: Iterable[str] = SOURCE_KINDS, dense: bool = True,
+               search_cache: Path | None = None) -> dict[str, Any]:
+    """Build the pool into `out` (`toolkits/` with its search index, and `manifest.json`); returns the manifest.
 
     Args:
         sources: the pinned sources.
@@ -173,6 +182,9 @@ def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
         data_dir: where `gecko toolkits` wrote the BFCL multi-turn toolkits (the tau2 ones ship in the package).
         cache: where npm tarballs and installed MCP servers are kept between builds.
         only: the source kinds to include (default: all of SOURCE_KINDS).
+        dense: embed every tool into the index when the embedding model is installed (minutes on 2 cores for
+            the whole pool, unless `search_cache` holds the embeddings), so a server never embeds the pool.
+        search_cache: the embedding cache to read and extend (the server's `--search-cache-dir`; None: none).
 
     Raises:
         PoolBuildError: a selected source is unavailable (npm missing, a registry error, a server that does not
@@ -205,7 +217,10 @@ def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
         paths.append(path)
 
     tools: list[dict[str, Any]] = []
-    for toolkit, path, (problem, found) in zip(toolkits, paths, _check_all(paths)):
+    described: list[Described] = []
+    for toolkit, path, (problem, found, kept) in zip(toolkits, paths, _check_all(paths)):
+        if kept is not None:
+            described.append(kept)
         if problem:
             rejected.append({"toolkit": toolkit.name, "source": toolkit.source, "origin": toolkit.origin,
                              "problem": problem})
@@ -217,6 +232,11 @@ def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
             if fingerprint:
                 tool["fingerprint"] = fingerprint
         tools += found
+    index_started = time.perf_counter()
+    index = write_index(staging / "toolkits", described, dense=dense, cache_dir=search_cache)
+    log.info("search index: %d tools, dense %s, in %.1fs", index.tools,
+             f"by {index.dense} ({index.embedded} embedded now)" if index.dense else f"not built ({index.reason})",
+             time.perf_counter() - index_started)
 
     manifest = {
         "version": MANIFEST_VERSION,
@@ -225,6 +245,8 @@ def build_pool(sources: PoolSources, out: Path, *, data_dir: Path, cache: Path,
         "duplicates_dropped": duplicates,
         "rejected": rejected,
         "build_seconds": round(time.perf_counter() - started, 1),
+        "index": {"tools": index.tools, "dense": index.dense, "dense_missing": index.reason,
+                  "embedded": index.embedded, "seconds": round(time.perf_counter() - index_started, 1)},
         "tools": tools,
     }
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

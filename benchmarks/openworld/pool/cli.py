@@ -32,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"where `gecko toolkits` wrote the BFCL multi-turn toolkits (default: {DATA_DIR})")
     build.add_argument("--only", action="append", choices=SOURCE_KINDS, metavar="KIND",
                        help=f"include only this kind of source (repeatable; default all: {', '.join(SOURCE_KINDS)})")
+    build.add_argument("--no-dense", dest="dense", action="store_false",
+                       help="leave the tool embeddings out of the search index (a server embeds the pool on its "
+                            "first dense or hybrid search)")
+    build.add_argument("--search-cache", type=Path, default=default_cache_dir() / "search",
+                       help="the tool embedding cache the build reads and extends (the server's default "
+                            "--search-cache-dir, so a rebuild embeds only new tools)")
     build.add_argument("--json", action="store_true", help="print the counts as JSON instead of a table")
     return parser
 
@@ -43,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         sources = load_sources(args.sources)
         manifest = build_pool(sources, args.out, data_dir=args.data_dir, cache=args.cache,
-                              only=args.only or SOURCE_KINDS)
+                              only=args.only or SOURCE_KINDS, dense=args.dense, search_cache=args.search_cache)
     except (ValueError, PoolBuildError) as exc:
         print(f"gecko pool: error: {exc}", file=sys.stderr)
         return 1
@@ -61,5 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for item in manifest["rejected"]:
         what = f"{item['toolkit']}/{item['tool']}" if "tool" in item else item["toolkit"]
         print(f"  rejected {what} ({item['origin']}): {item['problem']}")
+    index = manifest["index"]
+    print(f"search index: {index['tools']} tools, " + (f"embedded by {index['dense']} ({index['embedded']} now)"
+                                                       if index["dense"] else f"no embeddings ({index['dense_missing']})")
+          + f"; {index['seconds']}s")
     print(f"pool: {args.out / 'toolkits'} (serve: gecko serve --schemas-dir {args.out / 'toolkits'})")
     return 0

@@ -42,6 +42,7 @@ async def health(request: Request, ctx: ContextDep) -> dict:
         "offline": engines.llm_client is None,
         "store": ctx.store.backend,
         "toolkits": len(ctx.registry.toolkits),
+        "toolkits_loaded": ctx.registry.toolkits.loaded(),
         "tools": ctx.registry.tool_count,
         "workers": {"configured": settings.workers, "live": await ctx.store.live_workers()},
         "sessions": await ctx.store.count(),
