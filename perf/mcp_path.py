@@ -6,7 +6,11 @@ Per scenario (valid write, valid read, invalid call), `--seconds` at `--concurre
 after a warm-up, one session per connection: the HTTP route (`POST /notes/{op}`) and MCP (`POST /mcp/notes`,
 a JSON-RPC `tools/call`; the session travels as `X-Session-ID`, which the endpoint maps like an
 `Mcp-Session-Id`). Same load generator for both (`utils.loadgen`: wrk when installed, else aiohttp pinned to one
-core); each scenario's MCP reply is checked once (`isError` as expected) before the load. Prints one JSON object.
+core); each scenario's MCP reply is checked once (`isError` as expected) before the load. Besides throughput and
+latency, each window reports `cpu_ms_per_request`: the CPU time Gecko's processes (master and workers, from /proc)
+spent per request in it. On a shared machine throughput follows how much of the cores the server got in its
+window; CPU per request does not, so `mcp_over_http_cpu` compares the two paths on the work each does.
+Prints one JSON object.
 
 Run: `python perf/mcp_path.py [--seconds 10] [--concurrency 64]` (the twin figure needs `make npm-tools`).
 """
@@ -39,6 +43,25 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "invalid": ("create_note", {"body": 1, "tags": ["UP", "UP"], "nope": True}, True),
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+
+
+def _server_cpu_seconds() -> float:
+    """User + system CPU time of the processes this script started and still runs (the Gecko server and its
+    workers; not wrk, which runs per window); 0 without /proc."""
+    ticks, total, todo = os.sysconf("SC_CLK_TCK"), 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        try:
+            children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
+                        for c in (task / "children").read_text().split()]
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        todo += children
+        name, fields = stat.split("(", 1)[1].rsplit(")", 1)
+        if pid != os.getpid() and name != "wrk":
+            total += int(fields.split()[11]) + int(fields.split()[12])  # utime, stime
+    return total / ticks
 
 
 def _mcp_call(tool: str, arguments: dict) -> dict:
@@ -94,9 +117,16 @@ def main() -> int:
                     ("http", f"/notes/{tool}", arguments, 422 if is_error else 200, None),
                     ("mcp", "/mcp/notes", _mcp_call(tool, arguments), 200, MCP_HEADERS)):
                 load(url, path, body, expected, sessions, args.warmup, args.concurrency, script, headers)
+                cpu_before = _server_cpu_seconds()
                 row[transport] = load(url, path, body, expected, sessions, args.seconds, args.concurrency, script,
                                       headers)
+                if row[transport]["requests"]:
+                    row[transport]["cpu_ms_per_request"] = round(
+                        (_server_cpu_seconds() - cpu_before) * 1000 / row[transport]["requests"], 3)
             row["mcp_over_http_throughput"] = round(row["mcp"]["req_per_s"] / row["http"]["req_per_s"], 2)
+            row["mcp_over_http_p50"] = round(row["mcp"]["p50_ms"] / row["http"]["p50_ms"], 2)
+            if row["http"].get("cpu_ms_per_request") and row["mcp"].get("cpu_ms_per_request"):
+                row["mcp_over_http_cpu"] = round(row["mcp"]["cpu_ms_per_request"] / row["http"]["cpu_ms_per_request"], 2)
             results["scenarios"][name] = row
     results["twin_build_server_filesystem"] = _twin_build_seconds(args.twin_runs)
     print(json.dumps(results))

@@ -156,3 +156,18 @@ def test_the_shapes_and_headers_taken_directly():
     assert not headers_accepted([(b"content-type", b"application/json"), (b"accept", b"*/*")])
     assert not headers_accepted([(b"content-type", b"application/jsonx"), (b"accept", b"application/json")])
     assert not headers_accepted([*json_post, (b"mcp-protocol-version", b"2099-01-01")])
+
+
+def test_the_routes_guards_hold_for_direct_calls(make_client, sdk_calls):
+    body = call("create_note", {"title": "t", "body": "x" * 4096})
+    small = make_client(max_body_bytes=2048)
+    assert small.post("/mcp/notes", json=body, headers=HEADERS).status_code == 413
+    assert small.post("/mcp/notes", json=call("get_note", {"note_id": "a"}),
+                      headers={**HEADERS, "Host": "evil.example"}).status_code == 421
+    assert small.post("/mcp/notes", json=call("get_note", {"note_id": "a"}),
+                      headers={**HEADERS, "Origin": "http://evil.example"}).status_code == 403
+    keyed = make_client(api_key="s3cret")
+    assert keyed.post("/mcp/notes", json=rpc("tools/list"), headers=HEADERS).status_code == 401
+    listed = keyed.post("/mcp/notes", json=rpc("tools/list"), headers={**HEADERS, "Authorization": "Bearer s3cret"})
+    assert listed.status_code == 200 and {t["name"] for t in listed.json()["result"]["tools"]} >= {"create_note"}
+    assert not sdk_calls
