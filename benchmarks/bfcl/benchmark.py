@@ -33,7 +33,7 @@ from benchmarks.bfcl.categories import (
 )
 from benchmarks.bfcl.evaluate import ResultFile, evaluate_files
 from benchmarks.bfcl.export import ResultRecord, dedupe_records, model_dir_name, result_path, write_results
-from benchmarks.bfcl.leaderboard import Scored, format_leaderboard, leaderboard
+from benchmarks.bfcl.leaderboard import Scored, leaderboard, sweep_lines
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, WebSearchTask, load_category, load_tasks
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
@@ -149,6 +149,16 @@ def multi_turn_categories(name: str) -> tuple[str, ...]:
     return (full,)
 
 
+def untested_reasons(entries: Sequence[LedgerEntry]) -> dict[str, tuple[int, str]]:
+    """Category → (untested tasks, the last reason) over the checkpoint's entries (the fault arm left out)."""
+    out: dict[str, tuple[int, str]] = {}
+    for entry in entries:
+        if entry.status == "untested" and not is_fault_arm(entry.key):
+            count, _ = out.get(entry.group, (0, ""))
+            out[entry.group] = (count + 1, entry.reason or "no reason recorded")
+    return out
+
+
 class _Bfcl:
     """What the single- and multi-turn runs share: selection, labels, the official files and their scores."""
 
@@ -259,17 +269,22 @@ class _Bfcl:
         if args.model.startswith("scripted-") and not is_scripted(args.model):
             raise ValueError(f"unknown scripted agent {args.model!r}; choose one of {', '.join(SCRIPTED_MODELS)}")
         categories = cls.group_categories(group) if group else cls.categories_of(args.category)
-        return cls(cls.config_type(
+        return cls.build(cls.config_type(
             categories=categories, model=args.model, ids=selected_ids(args),
             num_tasks=args.num_tasks, max_retries=args.max_retries, seed=args.seed, error_rate=args.error_rate,
             max_steps=args.max_steps, temperature=args.temperature, max_tokens=args.max_tokens,
             generate_checklist=args.checklist, agent_backend=args.agent_backend, faults=policy_from_args(args)),
-            options)
+            options, args)
+
+    @classmethod
+    def build(cls, config: BfclRunConfig, options: RunOptions, args: argparse.Namespace | None = None) -> _Bfcl:
+        """The run of `config` (`args`: the parsed flags, None when rescoring a run directory)."""
+        return cls(config, options)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], options: RunOptions) -> _Bfcl:
         """The run recorded in a run directory's `config.json`."""
-        return cls(cls.config_type.model_validate(dict(config)), options)
+        return cls.build(cls.config_type.model_validate(dict(config)), options)
 
     def config(self) -> dict[str, Any]:
         """The run's settings as JSON."""
@@ -345,11 +360,10 @@ class _Bfcl:
                           "dataset_size": score.dataset_size, "result_file": paths[name]}
                    for name, score in summary.categories.items()}
         groups = {name: group.accuracy for name, group in summary.groups.items()}
-        if len(files) > 1:  # a sweep: the leaderboard's rows and weights over what it ran
+        if len(self.settings.categories) > 1:  # a sweep: the leaderboard's rows and weights over what it scored
             board = leaderboard({name: Scored(score.accuracy, score.total)
                                  for name, score in summary.categories.items()})
-            lines += ("BFCL V4 leaderboard rows (rows with a category not run have no value, never 0%; "
-                      f"combine runs with: gecko score --overall {run_dir} RUN_DIR…):", format_leaderboard(board))
+            lines += sweep_lines(board, untested_reasons(entries), run_dir)
         return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics,
                            "groups": groups, "overall": summary.overall}, lines)
 

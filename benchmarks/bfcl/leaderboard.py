@@ -11,6 +11,7 @@ The structure is the one `bfcl evaluate` builds its leaderboard from (bfcl-eval 
 | multi_turn | unweighted mean of base, miss_func, miss_param, long_context | 30 |
 | agentic | unweighted mean of web_search (base, no_snippet) and memory (kv, vector, rec_sum) | 40 |
 | relevance | live_relevance (reported, not in overall) | 0 |
+| format_sensitivity | format_sensitivity (reported apart: not in overall, not counted as missing) | 0 |
 
 Unlike the official table, a category that was not run is never counted as 0%: it is listed as missing, every row
 that needs it has no value, and the overall has no value until every category it weighs was scored.
@@ -20,6 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.bfcl.categories import FORMAT_SENSITIVITY_CATEGORY
 
 OVERALL_WEIGHTS: dict[str, int] = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 """The leaderboard's overall weights per row (bfcl-eval 2026.3.23)."""
@@ -66,6 +70,9 @@ ROWS: tuple[Row, ...] = (
 )
 LEADERBOARD_CATEGORIES: tuple[str, ...] = tuple(c for row in ROWS for c in row.categories())
 """Every category the leaderboard scores (format_sensitivity is reported apart, as the official runner does)."""
+FORMAT_SENSITIVITY_NOTE = (
+    "format_sensitivity is reported apart, never weighed: the official runner runs its 26 prompt formats for "
+    "prompting models only and skips it for function-calling ones; Gecko's agents call tools, so it is not run")
 
 
 @dataclass(frozen=True)
@@ -111,11 +118,26 @@ def leaderboard(scores: Mapping[str, Scored]) -> Leaderboard:
         accuracy, total = _value(row, scores)
         rows.append(RowValue(row.name, accuracy, total, tuple(c for c in row.categories() if c not in scores),
                              OVERALL_WEIGHTS.get(row.name, 0)))
+    apart = scores.get(FORMAT_SENSITIVITY_CATEGORY)
+    rows.append(RowValue(FORMAT_SENSITIVITY_CATEGORY, None if apart is None else apart.accuracy,
+                         0 if apart is None else apart.total, () if apart else (FORMAT_SENSITIVITY_CATEGORY,), 0))
     weighted = [r for r in rows if r.weight]
     overall = None
     if all(r.accuracy is not None for r in weighted):
         overall = sum(r.weight * (r.accuracy or 0.0) for r in weighted) / sum(r.weight for r in weighted)
     return Leaderboard(tuple(rows), overall, tuple(c for c in LEADERBOARD_CATEGORIES if c not in scores))
+
+
+def sweep_lines(board: Leaderboard, untested: Mapping[str, tuple[int, str]], run_dir: Path) -> tuple[str, ...]:
+    """What a sweep prints under its run table: the leaderboard table, the untested categories with why (they have
+    no value, never 0%), the format_sensitivity note, and how to combine runs."""
+    lines = ["BFCL V4 leaderboard (rows with a category not scored have no value, never 0%):",
+             format_leaderboard(board)]
+    if untested:
+        lines.append("untested (no value, never 0%): " + "; ".join(
+            f"{category} {count} task(s): {reason}" for category, (count, reason) in sorted(untested.items())))
+    lines += [FORMAT_SENSITIVITY_NOTE, f"combine runs: gecko score --overall {run_dir} RUN_DIR…"]
+    return tuple(lines)
 
 
 def _percent(value: float | None) -> str:
@@ -131,7 +153,8 @@ def format_leaderboard(board: Leaderboard, official: Mapping[str, float | None] 
         cells = [row.name, str(row.weight) if row.weight else "-", _percent(row.accuracy)]
         if official is not None:
             cells.append(_percent(official.get(row.name)))
-        lines.append([*cells, ", ".join(row.missing) or "-"])
+        apart = row.name == FORMAT_SENSITIVITY_CATEGORY and row.missing
+        lines.append([*cells, "not run (reported apart)" if apart else ", ".join(row.missing) or "-"])
     overall = ["overall", "100", _percent(board.overall)]
     if official is not None:
         overall.append(_percent(official.get("overall")))

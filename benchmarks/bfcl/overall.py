@@ -133,7 +133,7 @@ def read_official_rows(score_dir: Path) -> dict[str, float | None]:
 
 
 def _complete(board: Leaderboard) -> set[str]:
-    rows = {row.name for row in board.rows if not row.missing}
+    rows = {row.name for row in board.rows if not row.missing and row.name in OFFICIAL_COLUMNS}
     return rows | ({"overall"} if board.overall is not None else set())
 
 

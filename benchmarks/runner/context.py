@@ -33,7 +33,12 @@ class RunContext:
         self._own_gecko: GeckoClient | None = None
         self._own_llm: LLMClient | None = None
         self._servers = contextlib.ExitStack()
+        self._children: list[RunContext] = []
         self.gecko_url = options.gecko_url
+
+    def adopt(self, child: RunContext) -> None:
+        """Close `child` (a part's own context: its clients, its Gecko) when this context closes."""
+        self._children.append(child)
 
     def start_local_gecko(self, local: LocalGecko | None) -> None:
         """Start the run's own Gecko when `--gecko-url auto` (blocks until it is healthy, printing its progress).
@@ -72,8 +77,10 @@ class RunContext:
         return self._own_llm
 
     async def aclose(self) -> None:
-        """Close what this context built, and stop its Gecko."""
+        """Close what this context built, and stop its Gecko (and its adopted children's)."""
         try:
+            for child in self._children:
+                await child.aclose()
             if self._own_gecko is not None:
                 await self._own_gecko.aclose()
             if self._own_llm is not None:
