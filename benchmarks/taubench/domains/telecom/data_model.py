@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import datetime
 from enum import Enum
-from typing import Optional
+from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_START_DATE = datetime.date(2025, 1, 1)
 """The creation date of a customer record that gives none."""
+
+
+def _start_date() -> Any:
+    return DEFAULT_START_DATE
 
 
 class _Record(BaseModel):
@@ -160,7 +164,10 @@ class Customer(_Record):
     payment_methods: list[PaymentMethod] = Field(default_factory=list, description="Stored payment methods")
     line_ids: list[str] = Field(default_factory=list, description="The customer's lines")
     bill_ids: list[str] = Field(default_factory=list, description="The customer's bills")
-    created_at: datetime.datetime = Field(DEFAULT_START_DATE, description="Account creation time (EST)")  # type: ignore[assignment]
+    created_at: datetime.datetime = Field(
+        default_factory=lambda: _start_date(),  # a date, unvalidated, as the reference's default
+        description="Account creation time (EST)",
+    )
     last_extension_date: Optional[datetime.date] = Field(None, description="Last payment extension (EST)")
     goodwill_credit_used_this_year: float = Field(0.0, description="Goodwill credit used this year (USD)")
 
