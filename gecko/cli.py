@@ -11,20 +11,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Sequence
-from multiprocessing.connection import Connection
 
 from pydantic import ValidationError
 
+from gecko.forking import can_fork
 from gecko.pipeline.engines import build_engines
 from gecko.pipeline.synthesize.check import Unanswerable, unanswerable_tools
 from gecko.sessions.store import open_store
 from gecko.telemetry import configure_logging
 from gecko.toolkits.loader import known_documents, load_toolkits
+from gecko.toolkits.registry import ToolkitRegistry
 from gecko.workers import check_address, serve
 from utils.settings import Settings
 from utils.settings_cli import add_settings_flags, given_settings
@@ -105,36 +105,15 @@ def _load(settings: Settings, answers: bool = False) -> tuple[int, int, list[Una
     return len(registry.toolkits), registry.tool_count, unanswerable_tools(registry, _progress) if answers else []
 
 
-def _send_load(settings: Settings, sender: Connection) -> None:
-    try:
-        sender.send(("ok", _load(settings)))
-    except Exception as exc:  # noqa: BLE001 - the parent reports it
-        sender.send(("error", str(exc)))
-
-
-def _load_in_child(settings: Settings) -> tuple[int, int, list[Unanswerable]]:
-    """`_load` in a forked child before serving: the serving processes load their own toolkits, so the check's copy
-    (hundreds of MiB with a large pool, which Python would not hand back) never stays resident in the master.
-
-    Raises:
-        RuntimeError: the check failed (its message) or the child died.
-    """
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return _load(settings)
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_send_load, args=(settings, sender), name="gecko-check")
-    child.start()
-    sender.close()
-    try:
-        kind, value = receiver.recv()
-    except EOFError:
-        child.join()
-        raise RuntimeError(f"loading the toolkits failed: the check process exited with code {child.exitcode}") from None
-    child.join()
-    if kind != "ok":
-        raise RuntimeError(value)
-    return value
+def _load_to_serve(settings: Settings) -> ToolkitRegistry:
+    """Load every toolkit and build the role engines once, here: the serving workers are forked from this process
+    and share the loaded toolkits (`gecko.forking`)."""
+    registry = load_toolkits(settings.schemas_dirs, skip_invalid=settings.skip_invalid,
+                             cache_dir=settings.toolkit_cache_dir, strict_validation=settings.strict_validation,
+                             strict=settings.strict_documents, progress=_progress,
+                             max_nodes=settings.max_toolkit_nodes)
+    build_engines(settings, registry)
+    return registry
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -156,8 +135,13 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
                   f"({exc.strerror or exc}); stop what listens there or pick another --port", file=sys.stderr)
             return EXIT_CONFIG
     started = time.perf_counter()
+    registry: ToolkitRegistry | None = None
     try:
-        toolkits, tools, unanswerable = _load(settings, answers=True) if args.check else _load_in_child(settings)
+        if args.check or not can_fork():  # a spawned worker loads its own toolkits: only check them here
+            toolkits, tools, unanswerable = _load(settings, answers=args.check)
+        else:
+            registry = _load_to_serve(settings)
+            toolkits, tools, unanswerable = len(registry.toolkits), registry.tool_count, []
     except Exception as exc:  # noqa: BLE001 - every start-up problem becomes one readable line, exit 2
         print(f"gecko: cannot start: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -186,5 +170,5 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if settings.store.startswith("sqlite"):
         log.info("sessions in %s (--state-dir: one per working directory by default; delete it to start afresh)",
                  settings.sqlite_path())
-    serve(settings)
+    serve(settings, registry)
     return 0

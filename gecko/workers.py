@@ -119,9 +119,31 @@ def _watch(parent: int) -> None:
 
 
 def forget_secrets() -> None:
-    """Remove Gecko's secret variables from this process's environment, so children do not inherit them."""
+    """Remove Gecko's secret variables from this process's environment, so children do not inherit them.
+
+    Removing a variable leaves its text in the memory the process started with, which `/proc/<pid>/environ` shows
+    and a forked worker inherits: on Linux that text is overwritten too."""
     for name in SECRET_VARIABLES:
+        started_with = _environment_entry(name) if sys.platform.startswith("linux") else None
         os.environ.pop(name, None)
+        if started_with is not None:
+            ctypes.memset(started_with[0], 0, started_with[1])
+
+
+def _environment_entry(name: str) -> tuple[int, int] | None:
+    """(address, length) of `name=value` in the C environment of this process, or None."""
+    try:
+        entries = ctypes.POINTER(ctypes.c_void_p).in_dll(ctypes.CDLL(None), "environ")
+    except (OSError, ValueError):
+        return None
+    prefix = f"{name}=".encode()
+    index = 0
+    while entries[index]:
+        text = ctypes.string_at(entries[index])
+        if text.startswith(prefix):
+            return entries[index], len(text)
+        index += 1
+    return None
 
 
 def check_address(host: str, port: int) -> None:

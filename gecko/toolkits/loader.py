@@ -38,6 +38,7 @@ from gecko.toolkits.schemas import (
     check_schema,
     resolve_object,
 )
+from gecko.toolkits.snapshots import ToolkitSnapshots
 from gecko.toolkits.validation_cache import Known, ValidationCache
 from gecko.upstream.spec import UPSTREAM_KEY, parse_upstream
 from utils.jsonutil import json_pointer
@@ -193,9 +194,13 @@ def _repair(source: _Source, known: Known | None) -> list[Fault]:
     return [] if known is not None and not known.faults else repair_document(source.doc)
 
 
+def _mode(strict_validation: bool, strict: bool, max_nodes: int) -> str:
+    """The loading settings a document's verdict and its loaded toolkit depend on."""
+    return ("strict" if strict_validation else "auto") + ("" if strict else "-lenient") + f"-nodes{max_nodes}"
+
+
 def _cache(cache_dir: Path | None, strict_validation: bool, strict: bool, max_nodes: int) -> ValidationCache:
-    mode = ("strict" if strict_validation else "auto") + ("" if strict else "-lenient") + f"-nodes{max_nodes}"
-    return ValidationCache(cache_dir, mode)
+    return ValidationCache(cache_dir, _mode(strict_validation, strict, max_nodes))
 
 
 def known_documents(dirs: list[Path], *, cache_dir: Path | None, strict_validation: bool = False,
@@ -237,7 +242,8 @@ def load_toolkits(
     Args:
         dirs: schemas directories, highest priority first.
         skip_invalid: log and skip bad documents instead of raising.
-        cache_dir: where to remember documents that already passed validation (None: no cache).
+        cache_dir: where to remember documents that already passed validation, and the toolkits they loaded into
+            (`gecko.toolkits.snapshots`: a warm start reads those instead of building them; None: no cache).
         validate: run document validation at all (tests of the compiler only).
         strict_validation: openapi-spec-validator on every document, however large (see `spec_errors`).
         max_nodes: most JSON values a document may expand to, YAML aliases counted each time they are used; a
@@ -252,12 +258,30 @@ def load_toolkits(
     Raises:
         ToolkitLoadError: a missing directory, or an invalid document when `skip_invalid` is false.
     """
+    from gecko.toolkits.prebuilt import load_prebuilt
+
+    # a directory with a prebuilt index (gecko pool build) is registered from it: each toolkit loads on first use
+    prebuilt = load_prebuilt(dirs, skip_invalid=skip_invalid, cache_dir=cache_dir, validate=validate,
+                             strict_validation=strict_validation, strict=strict, max_nodes=max_nodes)
+    if prebuilt is not None:
+        return prebuilt
     cache = _cache(cache_dir, strict_validation, strict, max_nodes)
+    snapshots = ToolkitSnapshots(cache_dir if validate else None, _mode(strict_validation, strict, max_nodes))
     sources: list[_Source] = []
     failures: list[str] = []
+    kept: dict[Path, tuple[Toolkit, list[str]]] = {}
+    """Toolkits read from their snapshots (nothing to parse, guard, repair, validate or build)."""
+    order: list[Path] = []
+    snapshot_keys: dict[Path, str] = {}
     for directory in dirs:
         for path in list_documents(Path(directory)):
             data = path.read_bytes()
+            order.append(path)
+            snapshot_keys[path] = snapshots.key(path, data)
+            found = snapshots.read(snapshot_keys[path])
+            if found is not None:
+                kept[path] = found
+                continue
             try:
                 doc = parse_document(path, data)
                 check_document(path.stem, doc, max_nodes)
@@ -266,12 +290,13 @@ def load_toolkits(
                 failures.append(str(exc))
             except DocumentRefused as exc:
                 failures.append(f"{path}: {exc}")
-    progress(f"loading {len(sources)} document(s) from {len(dirs)} director{'y' if len(dirs) == 1 else 'ies'}")
+    progress(f"loading {len(sources) + len(kept)} document(s) from {len(dirs)} director{'y' if len(dirs) == 1 else 'ies'}"
+             + (f" ({len(kept)} from the toolkit cache)" if kept else ""))
     known = {source.key: cache.known(source.key) for source in sources}  # one read of each marker
     faults = {} if strict else {source.path: _repair(source, known[source.key]) for source in sources}
     problems = _validate_all(sources, known, strict_validation, progress) if validate else {}
     failures.extend(f"{path}: invalid OpenAPI document: {problem}" for path, problem in problems.items())
-    registry = ToolkitRegistry()
+    built: dict[Path, Toolkit] = {}
     said = time.monotonic()
     for done, source in enumerate(sources, 1):
         if time.monotonic() - said >= PROGRESS_EVERY_S:
@@ -281,14 +306,22 @@ def load_toolkits(
             continue
         try:
             toolkit = build_toolkit(source.path, source.doc, faults.get(source.path))
-            registry.add(toolkit)
+            built[source.path] = toolkit
+            repaired = [str(f) for f in faults.get(source.path, [])]
             if validate and known[source.key] is None:
-                cache.remember(source.key, len(toolkit.operations), [str(f) for f in faults.get(source.path, [])])
+                cache.remember(source.key, len(toolkit.operations), repaired)
+            if validate:
+                snapshots.write(snapshot_keys[source.path], toolkit, repaired)
         except (ToolkitLoadError, SchemaRefError, InvalidSchemaError, ValueError) as exc:
             failures.append(f"{source.path}: {exc}")
+    registry = ToolkitRegistry()
+    for path in order:  # priority order, whether built now or read from a snapshot
+        toolkit_now = kept[path][0] if path in kept else built.get(path)
+        if toolkit_now is not None:
+            registry.add(toolkit_now)
     if warn:
-        for path, found in faults.items():
-            for fault in found:
+        for path in order:
+            for fault in kept[path][1] if path in kept else faults.get(path, []):
                 log.warning("%s: %s", path, fault)
     if failures:
         if not skip_invalid:

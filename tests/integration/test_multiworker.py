@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,6 +19,21 @@ NOTE = {"title": "t", "body": "b"}
 def test_health_reports_two_live_workers(live_gecko):
     health = httpx.get(f"{live_gecko}/health").json()
     assert health["workers"] == {"configured": 2, "live": 2} and health["store"] == "sqlite"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_are_forked_from_the_master_that_loaded_the_toolkits(live_gecko):
+    """A spawned worker (uvicorn's way) imports Gecko and loads every toolkit again; a forked one shares the master's
+    (issue 33 item 8). A spawned worker's command line is multiprocessing's `spawn_main`, a forked one's the master's."""
+    pids: set[int] = set()
+    for _ in range(100):
+        pids.add(httpx.get(f"{live_gecko}/health", headers={"Connection": "close"}).json()["pid"])
+        if len(pids) == 2:
+            break
+    assert len(pids) == 2
+    for pid in pids:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        assert b"-m" in command and b"gecko" in command and not any(b"spawn_main" in part for part in command)
 
 
 def test_sessions_work_across_workers_on_fresh_connections(live_gecko):
