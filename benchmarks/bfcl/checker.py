@@ -33,12 +33,14 @@ from bfcl_eval.constants.enums import Language
 from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
+from benchmarks.bfcl.languages import CallLanguage
 from benchmarks.bfcl.loader import FunctionDoc, GroundTruthCall, MultiTurnTask
 from benchmarks.bfcl.parse import FunctionCall, calls_to_dicts, format_call
 
 _AST_CHECKER = "bfcl_eval.eval_checker.ast_eval.ast_checker"
 _MODEL_CONFIG = "bfcl_eval.constants.model_config"
 _PRIVATE_AST_CHECKER = "benchmarks.bfcl._official_ast_checker"
+_LANGUAGES = {"python": Language.PYTHON, "java": Language.JAVA, "javascript": Language.JAVASCRIPT}
 _CHECKER_MODEL_NAME = "gecko-eval"
 """Model name given to the AST checker; with the stub, any name means "keep dotted function names"."""
 
@@ -110,21 +112,24 @@ def check_ast(
     calls: Sequence[FunctionCall],
     ground_truth: Sequence[GroundTruthCall],
     category: str,
+    language: CallLanguage = "python",
 ) -> CheckResult:
-    """Score single-turn calls with the official `ast_checker` (Python language rules).
+    """Score single-turn calls with the official `ast_checker`.
 
     Args:
         functions: The entry's function docs.
         calls: The decoded model calls (dotted names kept dotted).
         ground_truth: The entry's `ground_truth` list.
         category: The category; the checker picks simple/multiple/parallel from its name.
+        language: The language rules (`call_language(category)`): Java/JavaScript arguments are strings of
+            source, converted by the declared type.
     """
     checker = official_ast_checker_module().ast_checker
     raw = checker(
         copy.deepcopy(list(functions)),
         calls_to_dicts(calls),
         copy.deepcopy(list(ground_truth)),
-        Language.PYTHON,
+        _LANGUAGES[language],
         category,
         _CHECKER_MODEL_NAME,
     )

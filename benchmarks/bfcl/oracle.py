@@ -4,6 +4,8 @@ Single-turn ground truth lists allowed values per parameter. The oracle takes th
 is not `""`, and leaves a parameter out when `""` (omittable) is its only option, or when it is omittable and
 the function doc does not declare it (`gecko.convert.bfcl.answer_arguments`,
 which `gecko verify` uses too).
+Java and JavaScript answers (simple_java, simple_javascript) are strings of source that the official checker
+converts back to the ground truth's values (`source_calls.source_value`).
 Relevance tasks (live_relevance) have no ground truth: any call passes, so the oracle calls the first offered
 function with placeholder values for its required parameters (`relevance_call`).
 Multi-turn ground truth is call text, parsed safely with the task's function docs.
@@ -14,8 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.bfcl.categories import is_relevance
+from benchmarks.bfcl.languages import call_language
 from benchmarks.bfcl.loader import FunctionDoc, MultiTurnTask, SingleTurnTask
 from benchmarks.bfcl.parse import FunctionCall, parse_calls
+from benchmarks.bfcl.source_calls import source_value
 from gecko.convert.bfcl import answer_arguments
 
 _PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 1, "float": 1.0, "number": 1.0, "boolean": True,
@@ -45,6 +49,7 @@ def single_turn_oracle_calls(task: SingleTurnTask) -> list[FunctionCall]:
     if is_relevance(task.category):
         return [relevance_call(task.functions[0])] if task.functions else []
     calls: list[FunctionCall] = []
+    language = call_language(task.category)
     documented = {doc["name"]: doc.get("parameters", {}).get("properties", {}) for doc in task.functions}
     for expected in task.ground_truth or ():
         for name, parameters in expected.items():
@@ -52,7 +57,12 @@ def single_turn_oracle_calls(task: SingleTurnTask) -> list[FunctionCall]:
             # a few answers (parallel_multiple_12, _26) list an omittable parameter the function doc lacks: leave it out
             kept = {param: options for param, options in parameters.items()
                     if known is None or param in known or "" not in options}
-            calls.append(FunctionCall(name, answer_arguments(kept)))
+            arguments = answer_arguments(kept)
+            if language != "python":
+                declared = known or {}
+                arguments = {param: source_value(value, declared.get(param, {}), language)
+                             for param, value in arguments.items()}
+            calls.append(FunctionCall(name, arguments))
     return calls
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from benchmarks.bfcl.answer import export_answer
 from benchmarks.bfcl.categories import is_irrelevance
 from benchmarks.bfcl.export import ResultRecord
+from benchmarks.bfcl.languages import call_language
 from benchmarks.bfcl.loader import SingleTurnTask
 from benchmarks.runner.faults import TaskFaults
 from gats import GatsConfig, TurnInput, TurnResult, TurnStatus, run_turn
@@ -130,7 +131,8 @@ async def run_single_task(
         trace["error"] = result.failure
         return SingleTaskOutcome(task.id, "untested", None, trace, result.usage, robustness)
     input_tokens, output_tokens = _planner_tokens(result)
-    record = ResultRecord(id=task.id, result=export_answer(best.calls), input_token_count=input_tokens,
+    answer = export_answer(best.calls, task.functions, call_language(task.category))
+    record = ResultRecord(id=task.id, result=answer, input_token_count=input_tokens,
                           output_token_count=output_tokens, latency=round(latency, 6),
                           gats={"status": result.status, "attempts": len(result.attempts), "best": best.index})
     return SingleTaskOutcome(task.id, result.status, record, trace, result.usage, robustness)

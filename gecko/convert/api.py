@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gecko.convert.bfcl import bfcl_tools
+from gecko.convert.bfcl import SourceLanguage, bfcl_tools
 from gecko.convert.callables import callable_tools
 from gecko.convert.document import build_document, validate_document
 from gecko.convert.infer import ResponseInferrer
@@ -113,10 +113,12 @@ def from_bfcl(
     inferrer: ResponseInferrer | None = None,
     info_extensions: Mapping[str, Any] | None = None,
     validate: bool = True,
+    language: SourceLanguage = "python",
 ) -> dict[str, Any]:
-    """Toolkit from BFCL function docs or task entries (shapes: `gecko.convert.bfcl`)."""
+    """Toolkit from BFCL function docs or task entries (shapes: `gecko.convert.bfcl`; `language`: the docs' language,
+    Java/JavaScript parameters become strings of source)."""
     return toolkit_document(
-        bfcl_tools(data, access), title=title, description=description, version=version,
+        bfcl_tools(data, access, language), title=title, description=description, version=version,
         inferrer=inferrer, info_extensions=info_extensions, validate=validate,
     )
 

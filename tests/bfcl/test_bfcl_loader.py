@@ -28,6 +28,8 @@ from tests.infra import require
 
 EXPECTED_COUNTS = {
     "simple_python": 400,
+    "simple_java": 100,
+    "simple_javascript": 50,
     "multiple": 200,
     "parallel": 200,
     "parallel_multiple": 200,
