@@ -7,7 +7,8 @@
 Targets (directories under `data/`, one JSON document per toolkit):
 
 - `bfcl/openapi/single_turn/<task id>.json`: one per task of the single-turn categories;
-- `bfcl/openapi/multi_turn/<ClassName>.json`: the eight multi-turn tool classes.
+- `bfcl/openapi/multi_turn/<ClassName>.json`: the eight multi-turn tool classes;
+- `bfcl/openapi/memory/<ClassName>.json`: the memory classes (`bfcl_memory_toolkits.py`).
 
 A target is skipped when its stamp (`<dir>/../.<name>.stamp`) records the same input hash: the
 package version, the sha256 of each data file read, and the source of the converter and of these
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bfcl_memory_toolkits import memory_documents, memory_inputs
 from bfcl_source import SourceFile, package_version
 from bfcl_toolkits import (
     multi_turn_documents,
@@ -62,6 +64,7 @@ class Target:
 TARGETS = (
     Target("bfcl-single-turn", "bfcl/openapi/single_turn", single_turn_inputs, single_turn_documents, package_version),
     Target("bfcl-multi-turn", "bfcl/openapi/multi_turn", multi_turn_inputs, multi_turn_documents, package_version),
+    Target("bfcl-memory", "bfcl/openapi/memory", memory_inputs, memory_documents, package_version),
 )
 
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.bfcl.categories import category_group, result_file_name, score_file_name
+from benchmarks.bfcl.categories import category_dir, result_file_name, score_file_name
 from benchmarks.bfcl.export import model_dir_name
 from benchmarks.runner.official_venv import PinnedVenv
 from utils.paths import REPO_ROOT
@@ -97,7 +97,7 @@ def evaluate_official(result_dir: Path, model: str, categories: Sequence[str], s
     with tempfile.TemporaryDirectory(prefix="bfcl-official-") as scratch:
         root = Path(scratch)
         for category in categories:
-            group = category_group(category)
+            group = category_dir(category)
             source = result_dir / model_dir_name(model) / group / result_file_name(category)
             target = root / "result" / handler_dir / group / result_file_name(category)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +110,7 @@ def evaluate_official(result_dir: Path, model: str, categories: Sequence[str], s
     shown = f"BFCL_PROJECT_ROOT=<scratch> {' '.join(command)}"
     scores = {}
     for category in categories:
-        path = score_dir / handler_dir / category_group(category) / score_file_name(category)
+        path = score_dir / handler_dir / category_dir(category) / score_file_name(category)
         if done.returncode != 0 or not path.exists():
             tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
             raise RuntimeError(f"bfcl evaluate failed (exit {done.returncode}) for {category}: {tail}")

@@ -1,0 +1,174 @@
+"""BFCL V4 memory through `gecko bfcl-memory` on a real Gecko (the memory classes' toolkits, rules engines): the tasks
+as the official loader builds them, the prerequisite conversations played first (GATS rehearsals on Gecko, then
+bfcl-eval's own memory classes; snapshots carry the memory to the questions), the result files in the layout
+`bfcl generate` leaves, our score as `bfcl evaluate` scores agentic entries (and, slow, `bfcl evaluate` itself
+agreeing), and the vector backend `untested` (never scored) where its dependencies are missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.bfcl import memory_oracle
+from benchmarks.bfcl.categories import category_dir
+from benchmarks.bfcl.memory import load_memory_tasks, score_memory
+from benchmarks.bfcl.memory_benchmark import MEMORY_OPENAPI_DIR
+from benchmarks.bfcl.official import bfcl_venv
+from benchmarks.runner.summary import EXIT_OK, EXIT_UNSCORED
+from gecko_cli.main import main as gecko_main
+from tests.infra import missing
+from utils.procs import gecko_server
+
+ORACLE = "scripted-oracle"
+
+
+@pytest.fixture(scope="module")
+def memory_gecko(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Gecko on the memory toolkits, rules state model (the offline multi-turn setting)."""
+    if not (MEMORY_OPENAPI_DIR / "MemoryAPI_kv.json").exists():
+        missing("the BFCL memory toolkits are not built (make toolkits / scripts/build_toolkits.py)")
+    state = tmp_path_factory.mktemp("memory-gecko")
+    with gecko_server([MEMORY_OPENAPI_DIR], workers=2, state_dir=state, extra=["--state-model", "rules"],
+                      log_path=state / "server.log") as url:
+        yield url
+
+
+def _run(url: str, tmp_path: Path, *args: str, code: int = EXIT_OK) -> Path:
+    assert gecko_main(["bfcl-memory", "--model", ORACLE, "--output-dir", str(tmp_path), "--no-progress",
+                       "--gecko-url", url, *args]) == code
+    (run_dir,) = tmp_path.iterdir()
+    return run_dir
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_tasks_are_the_official_entries_with_their_scenarios_prerequisites() -> None:
+    tasks = load_memory_tasks("memory_kv")
+    assert len(tasks) == 155 and tasks[0].id == "memory_kv_0-customer-0" and tasks[-1].id.endswith("-notetaker-24")
+    first = tasks[0]
+    assert first.question.ground_truth == ("Michael",)
+    assert first.question.turns[0][0]["role"] == "system" and "'answer'" in first.question.turns[0][0]["content"]
+    assert [p.id for p in first.prereqs][:2] == ["memory_kv_prereq_0-customer-0", "memory_kv_prereq_1-customer-1"]
+    assert all(p.scenario == "customer" and len(p.turns) > 1 for p in first.prereqs)
+    assert {doc["name"] for doc in first.question.functions} >= {"archival_memory_add", "core_memory_retrieve"}
+    assert sum(len({p.id for p in t.prereqs}) for t in tasks if t.question.index == 0) == 37
+    rec_sum = load_memory_tasks("memory_rec_sum")[0]
+    assert {doc["name"] for doc in rec_sum.question.functions} >= {"memory_append", "memory_retrieve"}
+
+
+def test_the_memory_toolkits_declare_what_the_classes_do() -> None:
+    """Access kinds observed on the real classes (a write changed the memory), the empty memory as default state."""
+    if not (MEMORY_OPENAPI_DIR / "MemoryAPI_kv.json").exists():
+        missing("the BFCL memory toolkits are not built (make toolkits / scripts/build_toolkits.py)")
+    kinds = {}
+    for name, state in (("MemoryAPI_kv", {"core_memory": {}, "archival_memory": {}}), ("MemoryAPI_rec_sum",
+                                                                                      {"memory": ""})):
+        document = json.loads((MEMORY_OPENAPI_DIR / f"{name}.json").read_text())
+        assert document["info"]["x-gecko-default-state"] == state
+        kinds.update({path.strip("/"): op["post"]["x-gecko-access"] for path, op in document["paths"].items()})
+    assert {k for k, v in kinds.items() if v == "read"} == {
+        "archival_memory_key_search", "archival_memory_list_keys", "archival_memory_retrieve",
+        "core_memory_key_search", "core_memory_list_keys", "core_memory_retrieve", "core_memory_retrieve_all",
+        "memory_retrieve"}
+    assert len(kinds) == 20
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("category", ["memory_kv", "memory_rec_sum"])
+def test_the_oracle_answers_from_the_memory_its_prerequisites_left(memory_gecko: str, tmp_path: Path,
+                                                                   category: str) -> None:
+    """The oracle writes each answer during a different prerequisite conversation and reads it back in the question
+    from the real memory: 1.0 only if the prerequisites ran first and each snapshot reached the next entry."""
+    run_dir = _run(memory_gecko, tmp_path, "--category", category, "--num-tasks", "4")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["evaluation"]["categories"][category] | {"result_file": None} == {
+        "accuracy": 1.0, "correct": 4, "scored": 4, "dataset_size": 155, "result_file": None}
+    folder = run_dir / "result" / ORACLE / category_dir(category)
+    assert category_dir(category) == f"agentic/memory/{category.removeprefix('memory_')}"
+    lines = _lines(folder / f"BFCL_v4_{category}_result.json")
+    assert [line["id"] for line in lines] == [f"{category}_{i}-customer-{i}" for i in range(4)]
+    first = lines[0]["result"]
+    assert isinstance(first, list) and len(first) == 1 and "Michael" in first[0][-1] and first[0][0].startswith("[")
+    prereqs = _lines(folder / f"BFCL_v4_{category}_prereq_result.json")
+    assert len(prereqs) == 10 and all(line["id"].startswith(f"{category}_prereq_") for line in prereqs)
+    final = json.loads((folder / "memory_snapshot" / "customer_final.json").read_text())
+    assert "Michael" in json.dumps(final)
+    trace = json.loads((run_dir / f"traces_{category}.jsonl").read_text().splitlines()[0])
+    turn = (trace.get("trace") or trace)["turns"][0]
+    assert turn["simulated"]["attempts"] and turn["real"]["calls"]  # rehearsed on Gecko, then run for real
+
+
+@pytest.mark.integration
+def test_a_question_that_cannot_recall_its_answer_is_wrong(memory_gecko: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break the memory chain (the oracle's reads find nothing): every answer is 'I do not know', scored 0."""
+    monkeypatch.setattr(memory_oracle, "recalled", lambda category, index, content: None)
+    run_dir = _run(memory_gecko, tmp_path, "--category", "kv", "--num-tasks", "2")
+    metrics = json.loads((run_dir / "summary.json").read_text())["evaluation"]["categories"]["memory_kv"]
+    assert (metrics["correct"], metrics["scored"]) == (0, 2)
+
+
+def test_score_follows_the_official_agentic_rules() -> None:
+    task = load_memory_tasks("memory_kv")[1]  # gold: "35" or "thirty five"
+    call = "[archival_memory_retrieve(key='age')]"
+    assert score_memory(task, [[call, "{'answer': 'Thirty Five.', 'context': 'x'}"]]).valid  # case, dots ignored
+    assert score_memory(task, [["{'answer': '35', 'context': 'x'}", call]]).valid  # the last message, not the last step
+    assert not score_memory(task, [[call, "{'answer': '350', 'context': 'x'}"]]).valid  # whole words only
+    assert score_memory(task, [[call]]).error_type == "agentic:no_last_message"
+    assert score_memory(task, [["35"], ["35"]]).error_type == "agentic:inference_error"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None,
+                    reason="the vector backend's dependencies are installed here")
+@pytest.mark.integration
+def test_the_vector_backend_is_untested_not_scored_without_its_dependencies(memory_gecko: str,
+                                                                           tmp_path: Path) -> None:
+    run_dir = _run(memory_gecko, tmp_path, "--category", "vector", "--num-tasks", "2", code=EXIT_UNSCORED)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert (summary["groups"]["memory_vector"]["untested"], summary["groups"]["memory_vector"]["score"]) == (2, None)
+    assert "backend_unavailable" in json.dumps(summary) and "sentence_transformers" in json.dumps(summary)
+    assert not (run_dir / "result" / ORACLE / "agentic" / "memory" / "vector").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--model", "scripted-noisy"], "no memory script"),
+    (["--category", "memory_foo"], "not a memory category"),
+    (["--group", "live"], "memory categories only"),
+])
+def test_refused_settings_say_why(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+                                  message: str) -> None:
+    argv = ["bfcl-memory", "--model", ORACLE, "--output-dir", str(tmp_path), "--no-progress", *args]
+    assert gecko_main(argv) != 0
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.timeout(1200)
+def test_bfcl_evaluate_agrees_with_our_counts_right_and_wrong(memory_gecko: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`gecko score --official` runs `bfcl evaluate` on the result files: the same correct and scored counts for kv
+    and rec_sum, with one wrong answer in each (the oracle forgets question 1)."""
+    bfcl_venv().ensure()
+    real = memory_oracle.recalled
+    monkeypatch.setattr(memory_oracle, "recalled",
+                        lambda category, index, content: None if index == 1 else real(category, index, content))
+    run_dir = _run(memory_gecko, tmp_path, "--category", "all", "--num-tasks", "3",
+                   code=EXIT_UNSCORED)  # vector: untested
+    capsys.readouterr()
+    assert gecko_main(["score", "--official", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "the official tools agree with our figures" in out
+    for category in ("memory_kv", "memory_rec_sum"):
+        assert f"{category} correct" in out
+    metrics = json.loads((run_dir / "summary.json").read_text())["evaluation"]["categories"]
+    assert {c: (m["correct"], m["scored"]) for c, m in metrics.items()} == {"memory_kv": (2, 3),
+                                                                          "memory_rec_sum": (2, 3)}
