@@ -39,8 +39,7 @@ def forked_workers() -> Iterator[None]:
     import uvicorn._subprocess as uvicorn_subprocess
 
     importlib.import_module(APP_MODULE)
-    gc.collect()
-    gc.freeze()
+    gc.freeze()  # no collection first: it walks every loaded object (a second with 3,600 toolkits) to free little
     saved = uvicorn_subprocess.spawn
     setattr(uvicorn_subprocess, "spawn", multiprocessing.get_context("fork"))  # noqa: B010 - a fork context, not spawn's type
     try:

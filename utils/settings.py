@@ -141,7 +141,7 @@ class Settings(BaseSettings):
     """Run openapi-spec-validator on every document, however large; by default documents over 300 operations get the fast check."""
     toolkit_cache_dir: Annotated[Path, Flag(doc_default="`$XDG_CACHE_HOME/gecko/toolkits` or `~/.cache/gecko/toolkits`")] = Field(
         default_factory=lambda: default_cache_dir() / "toolkits")
-    """Where documents that passed validation are remembered, by a hash of the file and the Gecko version: a warm start skips validation (the slow part of a cold one). Shared by every server and state dir of the user."""
+    """Where documents that passed validation are remembered, by a hash of the file and the Gecko version, with the toolkits they loaded into: a warm start reads those instead of validating and compiling again (a damaged entry is ignored with a warning). Shared by every server and state dir of the user."""
     strict_documents: Annotated[bool, Flag("--strict")] = False
     """Refuse a document for any fault. By default faults whose meaning is unambiguous are repaired with one warning each (a mistyped `example`/`default` dropped, a repeated enum value or parameter removed) and an operation that cannot be simulated is left out, not the document."""
     host: str = "127.0.0.1"
@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     api_key: Annotated[SecretStr | None, Flag(secret=True)] = None
     """When set, every request but `GET /health` needs `Authorization: Bearer <key>` (and `/health` without it says only `ok` and the version). Set the variable (environment or `.env`) or use `--api-key-file`: the flag itself is refused, because a command line is visible to every user of the machine."""
     api_key_file: Path | None = None
-    """File whose first line is the API key (keep it 0600), or set `GECKO_API_KEY` (`--api-key KEY` is refused); the key is read once at start-up and reaches the workers by a private pipe, never through their environment or command line."""
+    """File whose first line is the API key (keep it 0600), or set `GECKO_API_KEY` (`--api-key KEY` is refused); the key is read once at start-up and reaches the workers in memory (forked from the master, or by a private pipe), never through their environment or command line."""
     state_dir: Annotated[Path, Flag(doc_default="`.gecko` in the working directory")] = Field(
         default_factory=default_state_dir)
     """Where the SQLite session store and the LLM cache live: by default one per project, so `/ui` shows this directory's sessions only; `rm -r .gecko` cleans up (set `~/.local/state/gecko` to share one between projects)."""

@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import docstring_parser
 from pydantic import PydanticUserError, TypeAdapter
 from pydantic.errors import PydanticInvalidForJsonSchema
 from pydantic.json_schema import GenerateJsonSchema
@@ -63,6 +62,8 @@ def _read_function(name: str, func: Callable[..., Any]) -> _Function:
         hints = typing.get_type_hints(func, include_extras=True)
     except (TypeError, ValueError, NameError) as exc:
         raise ConversionError(f"{name}: cannot read the signature or type hints: {exc}") from exc
+    import docstring_parser  # here, not at import: the server imports this package (0.1-0.3 s) and never converts
+
     doc = docstring_parser.parse(inspect.getdoc(func) or "")
     arg_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
     params: list[_Param] = []
