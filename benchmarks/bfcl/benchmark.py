@@ -159,6 +159,16 @@ def untested_reasons(entries: Sequence[LedgerEntry]) -> dict[str, tuple[int, str
     return out
 
 
+def with_leaderboard(evaluation: Evaluation, entries: Sequence[LedgerEntry], run_dir: Path) -> Evaluation:
+    """`evaluation` with the sweep's leaderboard table under its lines: the V4 rows and weights over the categories
+    it scored (`metrics["categories"]`), the untested ones listed with why."""
+    categories = evaluation.metrics.get("categories")
+    if not categories:
+        return evaluation
+    board = leaderboard({name: Scored(figures["accuracy"], figures["scored"]) for name, figures in categories.items()})
+    return Evaluation(evaluation.metrics, (*evaluation.lines, *sweep_lines(board, untested_reasons(entries), run_dir)))
+
+
 class _Bfcl:
     """What the single- and multi-turn runs share: selection, labels, the official files and their scores."""
 
@@ -336,6 +346,12 @@ class _Bfcl:
         return self._dataset_sizes[category]
 
     def finish(self, entries: Sequence[LedgerEntry], run_dir: Path, complete: bool) -> Evaluation:
+        """Result files of every category from the checkpoint; scored with the official checkers when complete; a
+        sweep (several categories) adds the leaderboard table."""
+        evaluation = self.score_files(entries, run_dir, complete)
+        return with_leaderboard(evaluation, entries, run_dir) if len(self.settings.categories) > 1 else evaluation
+
+    def score_files(self, entries: Sequence[LedgerEntry], run_dir: Path, complete: bool) -> Evaluation:
         """Result files of every category from the checkpoint; scored with the official checkers when complete."""
         results, scores = run_dir / RESULT_DIR, run_dir / SCORE_DIR
         by_category: dict[str, list[ResultRecord]] = {}
@@ -360,10 +376,6 @@ class _Bfcl:
                           "dataset_size": score.dataset_size, "result_file": paths[name]}
                    for name, score in summary.categories.items()}
         groups = {name: group.accuracy for name, group in summary.groups.items()}
-        if len(self.settings.categories) > 1:  # a sweep: the leaderboard's rows and weights over what it scored
-            board = leaderboard({name: Scored(score.accuracy, score.total)
-                                 for name, score in summary.categories.items()})
-            lines += sweep_lines(board, untested_reasons(entries), run_dir)
         return Evaluation({"result_dir": str(results), "score_dir": str(scores), "categories": metrics,
                            "groups": groups, "overall": summary.overall}, lines)
 

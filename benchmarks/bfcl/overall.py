@@ -20,10 +20,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.bfcl.categories import category_group, category_of_result_file, result_file_name
-from benchmarks.bfcl.export import read_results
-from benchmarks.bfcl.leaderboard import Leaderboard, Scored, format_leaderboard, leaderboard
+from benchmarks.bfcl.categories import (
+    MEMORY_CATEGORIES,
+    category_dir,
+    category_of_result_file,
+    result_file_name,
+)
+from benchmarks.bfcl.export import ResultRecord, read_results
+from benchmarks.bfcl.leaderboard import (
+    LEADERBOARD_CATEGORIES,
+    Leaderboard,
+    Scored,
+    format_leaderboard,
+    leaderboard,
+)
 from benchmarks.bfcl.loader import load_category
+from benchmarks.bfcl.memory import load_memory_tasks, score_memory
 from benchmarks.bfcl.official import OFFICIAL_HANDLER, evaluate_official
 from benchmarks.bfcl.scoring import score_category
 
@@ -88,14 +100,15 @@ def gather(run_dirs: Sequence[Path]) -> ResultSet:
     models: set[str] = set()
     files: dict[str, Path] = {}
     for run_dir in run_dirs:
-        for path in sorted((run_dir / RESULT_DIR).glob("*/*/*_result.json")):
+        root = run_dir / RESULT_DIR
+        for path in sorted(root.glob("*/**/*_result.json")):
             category = category_of_result_file(path.name)
-            if category is None:
+            if category not in LEADERBOARD_CATEGORIES:  # memory's prerequisites, and names we do not know
                 continue
             if category in files:
                 raise OverallError(f"{category} was run in two directories ({files[category]} and {path}); "
                                    "give each category once")
-            models.add(path.parent.parent.name)
+            models.add(path.relative_to(root).parts[0])
             files[category] = path
     if not files:
         raise OverallError("no BFCL result file under " + ", ".join(str(p / RESULT_DIR) for p in run_dirs))
@@ -110,11 +123,30 @@ def our_scores(results: ResultSet) -> tuple[dict[str, Scored], tuple[str, ...]]:
     scores: dict[str, Scored] = {}
     partial = []
     for category, path in results.files.items():
-        score = score_category(category, read_results(path), partial=True, tasks=load_category(category))
-        scores[category] = Scored(score.accuracy, score.total)
-        if score.partial:
+        records = read_results(path)
+        if category in MEMORY_CATEGORIES:
+            accuracy, total, size = _memory_score(category, records)
+        else:
+            score = score_category(category, records, partial=True, tasks=load_category(category))
+            accuracy, total, size = score.accuracy, score.total, score.dataset_size
+        scores[category] = Scored(accuracy, total)
+        if total < size:
             partial.append(category)
     return scores, tuple(partial)
+
+
+def _memory_score(category: str, records: Sequence[ResultRecord]) -> tuple[float, int, int]:
+    """A memory category's accuracy, entries scored and size (`memory.score_memory`, the official agentic check).
+
+    Raises:
+        OverallError: A record of a question the category does not have.
+    """
+    tasks = {task.id: task for task in load_memory_tasks(category)}
+    unknown = [record.id for record in records if record.id not in tasks]
+    if unknown:
+        raise OverallError(f"{category}: {len(unknown)} ids not in the category, e.g. {unknown[0]}")
+    valid = [score_memory(tasks[record.id], record.result).valid for record in records]
+    return (sum(valid) / len(valid) if valid else 0.0), len(valid), len(tasks)
 
 
 def _read_percent(text: str) -> float | None:
@@ -146,7 +178,7 @@ def official_rows(results: ResultSet, score_dir: Path, *, partial: bool) -> tupl
     with tempfile.TemporaryDirectory(prefix="bfcl-overall-") as scratch:
         merged = Path(scratch) / RESULT_DIR
         for category, path in results.files.items():
-            target = merged / results.model_dir / category_group(category) / result_file_name(category)
+            target = merged / results.model_dir / category_dir(category) / result_file_name(category)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
         _, command = evaluate_official(merged, results.model_dir, sorted(results.files), score_dir, partial=partial)

@@ -10,12 +10,18 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bfcl.categories import (
-    AGENTIC_CATEGORIES,
+    MEMORY_CATEGORIES,
     MULTI_TURN_CATEGORIES,
     SINGLE_TURN_CATEGORIES,
     WEB_SEARCH_CATEGORIES,
 )
-from benchmarks.bfcl.leaderboard import FORMAT_SENSITIVITY_NOTE, format_leaderboard, leaderboard
+from benchmarks.bfcl.leaderboard import (
+    FORMAT_SENSITIVITY_NOTE,
+    LEADERBOARD_CATEGORIES,
+    format_leaderboard,
+    leaderboard,
+)
+from benchmarks.bfcl.overall import OverallReport, overall_report
 from benchmarks.bfcl.sweep import BfclSweep, SweepRunConfig, sweep_categories, sweep_group
 from benchmarks.bfcl.web_search import SEARCH_KEY_ENV
 from benchmarks.registry import load_benchmark
@@ -25,11 +31,15 @@ from gecko_cli.main import main as gecko_main
 from tests.bfcl.multi_support import MULTI_TURN_TOOLKITS
 
 
+def _scored(report: OverallReport) -> set[str]:
+    return set(LEADERBOARD_CATEGORIES) - set(report.board.missing)
+
+
 def test_all_is_the_leaderboards_all_and_every_group_is_selectable() -> None:
     every = sweep_categories("all")
-    assert set(SINGLE_TURN_CATEGORIES) | set(MULTI_TURN_CATEGORIES) | set(WEB_SEARCH_CATEGORIES) <= set(every)
+    assert set(every) == set(LEADERBOARD_CATEGORIES)  # every V4 scoring category
     assert sweep_group("multi_turn") == MULTI_TURN_CATEGORIES
-    assert sweep_group("agentic") == AGENTIC_CATEGORIES
+    assert set(sweep_group("agentic")) == set(WEB_SEARCH_CATEGORIES) | set(MEMORY_CATEGORIES)
     assert set(sweep_group("non_live")) | set(sweep_group("live")) == set(SINGLE_TURN_CATEGORIES)
     command = load_benchmark("bfcl")
     options = RunOptions(output_dir=Path("unused"))
@@ -62,7 +72,7 @@ def test_a_sweep_runs_every_kind_in_one_run_and_prints_one_leaderboard_table(
         pytest.fail("the BFCL multi-turn toolkits are not built (make toolkits)")
     monkeypatch.delenv(SEARCH_KEY_ENV, raising=False)
     code = gecko_main(["bfcl", "--ids", "simple_python_0", "live_simple_0-0-0", "multi_turn_base_0",
-                       "web_search_base_0", "--category", "all", "--model", "scripted-oracle", "--workers", "2",
+                       "web_search_base_0", "memory_kv_0-customer-0", "--category", "all", "--model", "scripted-oracle", "--workers", "2",
                        "--gecko-url", sample_gecko, "--output-dir", str(tmp_path), "--no-progress",
                        "--stop-after-untested", "1"])
     out = capsys.readouterr().out
@@ -71,7 +81,7 @@ def test_a_sweep_runs_every_kind_in_one_run_and_prints_one_leaderboard_table(
     summary = json.loads((run_dir / "summary.json").read_text())
     categories = summary["evaluation"]["categories"]
     assert {c: categories[c]["accuracy"] for c in categories} == {
-        "simple_python": 1.0, "live_simple": 1.0, "multi_turn_base": 1.0}
+        "simple_python": 1.0, "live_simple": 1.0, "multi_turn_base": 1.0, "memory_kv": 1.0}
     assert out.count("BFCL V4 leaderboard") == 1 and out.count("\nrow ") == 1
     assert "untested (no value, never 0%): web_search_base 1 task(s): SERPAPI_API_KEY is not set" in out
     assert FORMAT_SENSITIVITY_NOTE in out
@@ -80,5 +90,10 @@ def test_a_sweep_runs_every_kind_in_one_run_and_prints_one_leaderboard_table(
     overall = next(line for line in out.splitlines() if line.startswith("overall "))
     assert "n/a" in overall
     environment = json.loads((run_dir / "config.json").read_text())["environment"]
-    assert environment["stateful"]["gecko_url"] != sample_gecko  # its own stateful Gecko (auto)
-    assert environment["stateful"]["settings"]["max_steps"] == 20
+    assert environment["bfcl-multi"]["gecko_url"] != sample_gecko  # its own stateful Gecko (auto)
+    assert environment["bfcl-multi"]["settings"]["max_steps"] == 20
+    assert environment["bfcl-memory"]["gecko_url"] not in (sample_gecko, environment["bfcl-multi"]["gecko_url"])
+    assert (run_dir / "result" / "scripted-oracle" / "agentic" / "memory" / "kv").is_dir()
+    report = overall_report([run_dir])  # gecko score --overall: memory's nested files found, its prerequisites not
+    assert _scored(report) == {"simple_python", "live_simple", "multi_turn_base", "memory_kv"}
+    assert "web_search_base" in report.board.missing and report.board.overall is None
