@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.taubench.environment import DomainRuntime, Environment
-from benchmarks.taubench.mock_toolkits import MOCK_DIR
+from benchmarks.taubench.mock_toolkits import MOCK_DIR, USER_SUFFIX
 from inference.tools import CatalogTool, ToolCatalog, ToolError, ToolOutcome
 
 
@@ -36,25 +36,29 @@ def _inline(node: Any, document: Mapping[str, Any], depth: int = 0) -> Any:
     return node
 
 
-def load_catalog(runtime: DomainRuntime, mock_dir: Path = MOCK_DIR) -> ToolCatalog:
-    """The domain's tools as the agent sees them (task-set tools only, sorted by name).
+def load_catalog(runtime: DomainRuntime, mock_dir: Path = MOCK_DIR, *, side: str = "assistant") -> ToolCatalog:
+    """The domain's tools as the agent sees them (task-set tools only, sorted by name), or with `side="user"` the
+    user's own tools of a dual-control domain (toolkit `<domain>_user`).
 
     Raises:
         FileNotFoundError: the mock toolkit was not built (`python -m benchmarks.taubench.mock_toolkits`).
         KeyError: a tool of the runtime is missing from the document.
     """
-    document = json.loads((mock_dir / f"{runtime.name}.json").read_text())
+    user = side == "user"
+    toolkit = runtime.name + USER_SUFFIX if user else runtime.name
+    document = json.loads((mock_dir / f"{toolkit}.json").read_text())
     operations = {op["operationId"]: op for item in document["paths"].values() for op in item.values()}
     tools = []
-    for name in runtime.tool_names():
+    for name in runtime.user_tool_names() if user else runtime.tool_names():
         op = operations[name]
         schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+        write = runtime.is_user_write(name) if user else runtime.is_write(name)
         tools.append({
             "name": name, "description": op.get("description") or op.get("summary") or "",
             "arguments_schema": _inline(schema or {"type": "object", "properties": {}}, document),
-            "access": runtime.kind(name),
+            "access": "write" if write else "read",
         })
-    return ToolCatalog.from_toolkits([{"name": runtime.name, "tools": tools}])
+    return ToolCatalog.from_toolkits([{"name": toolkit, "tools": tools}])
 
 
 class EnvironmentBackend:

@@ -65,7 +65,7 @@ from benchmarks.taubench.metrics import compute_metrics
 from benchmarks.taubench.mock_toolkits import MOCK_DIR
 from benchmarks.taubench.official import run_official_tools
 from benchmarks.taubench.orchestrator import run_simulation
-from benchmarks.taubench.participants import TimedAgent, build_agent, build_user, rollout_factory
+from benchmarks.taubench.participants import TimedAgent, build_participants, rollout_factory
 from benchmarks.taubench.results import (
     AgentInfo,
     EnvironmentInfo,
@@ -105,6 +105,7 @@ class Tau2Benchmark:
         self.store = store or DataStore()
         self.runtime = DomainRuntime(config.domain, self.store, config.task_set)
         self.catalog: ToolCatalog = load_catalog(self.runtime)
+        self.user_catalog: ToolCatalog | None = load_catalog(self.runtime, side="user") if self.runtime.dual_control else None
         self.client: LLMClient | None = None
         self.gecko: GeckoClient | None = None
         self.gats_config = GatsConfig(max_retries=config.gats_retries, judge=True, generate_checklist=True)
@@ -115,7 +116,8 @@ class Tau2Benchmark:
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         """The domain, the agent/user/judge models, the selection, trials and GATS flags."""
-        parser.add_argument("--domain", choices=["airline", "retail"], help="airline or retail (required)")
+        parser.add_argument("--domain", choices=["airline", "retail", "telecom"],
+                            help="airline, retail or telecom (dual control: the user has tools too) (required)")
         add_model_argument(parser, "--agent-llm", default=SCRIPTED_ORACLE,
                            help_text=f"the agent: a model alias, or {' / '.join(SCRIPTED_AGENTS)} (offline)")
         parser.add_argument("--user-llm", default=SCRIPTED_USER, help="the user simulator: a model alias, or scripted")
@@ -250,10 +252,9 @@ class Tau2Benchmark:
                         ) -> tuple[SimulationRun, list[dict[str, Any]], dict[str, Any]]:
         config, runtime = self.settings, self.runtime
         seed = config.seed + trial
-        environment = runtime.environment()
+        environment = runtime.environment(task.initial_state)
         responder = ToolResponder(environment, self.catalog, faults.real)
-        agent = build_agent(config, task, runtime, self.catalog, self.client, seed)
-        user = build_user(config, task, self.store.user_guidelines(), self.client, seed)
+        agent, user = build_participants(config, task, runtime, self.catalog, self.user_catalog, self.client, seed)
         gats: HybridGats | None = None
         wrapped: Any = agent
         if self.needs_gecko:
@@ -300,7 +301,8 @@ class Tau2Benchmark:
             max_errors=config.max_errors, seed=config.seed,
             user_info=UserInfo(implementation="scripted_user" if scripted_user else "user_simulator",
                                llm=None if scripted_user else config.user_llm,
-                               global_simulation_guidelines=self.store.user_guidelines()),
+                               global_simulation_guidelines=self.store.user_guidelines_tools()
+                               if self.runtime.dual_control else self.store.user_guidelines()),
             agent_info=AgentInfo(implementation=agent_impl, llm=None if config.agent_is_scripted else config.agent_llm),
             environment_info=EnvironmentInfo(domain_name=self.runtime.name, policy=self.runtime.policy),
             data_version=self.store.data_version(config.domain, config.task_set),

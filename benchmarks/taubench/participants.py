@@ -16,7 +16,7 @@ from benchmarks.taubench.llm_chat import prompt, render
 from benchmarks.taubench.llm_user import LLMUser
 from benchmarks.taubench.messages import AssistantMessage, Message
 from benchmarks.taubench.run_config import SCRIPTED_NOOP, SCRIPTED_ORACLE, SCRIPTED_USER, Tau2RunConfig
-from benchmarks.taubench.scripted import ScriptedUser, noop_agent, oracle_agent
+from benchmarks.taubench.scripted import ScriptedUser, gold_pair, noop_agent, oracle_agent
 from benchmarks.taubench.tasks import Task
 from inference.agents import Agent as RolloutAgent
 from inference.agents import ScriptedCall, ScriptedOracleAgent
@@ -50,12 +50,29 @@ def build_agent(config: Tau2RunConfig, task: Task, runtime: DomainRuntime, catal
     return LLMAgent(client, config.agent_llm, runtime.policy, catalog, seed=seed)
 
 
-def build_user(config: Tau2RunConfig, task: Task, guidelines: str, client: Optional[LLMClient], seed: int) -> Any:
-    """The simulated customer of one conversation."""
+def build_user(config: Tau2RunConfig, task: Task, guidelines: str, client: Optional[LLMClient], seed: int,
+               tools: Optional[ToolCatalog] = None) -> Any:
+    """The simulated customer of one conversation (`tools`: the customer's own tools in a dual-control domain)."""
     if config.user_llm == SCRIPTED_USER:
         return ScriptedUser.from_task(task)
     assert client is not None
-    return LLMUser(client, config.user_llm, guidelines, task, seed=seed)
+    return LLMUser(client, config.user_llm, guidelines, task, seed=seed, tools=tools)
+
+
+def build_participants(config: Tau2RunConfig, task: Task, runtime: DomainRuntime, catalog: ToolCatalog,
+                       user_catalog: Optional[ToolCatalog], client: Optional[LLMClient], seed: int) -> tuple[Any, Any]:
+    """The agent and the customer of one conversation.
+
+    In a dual-control domain the scripted oracle agent and the scripted user are one oracle (`gold_pair`): they
+    share the gold actions and each plays its own side's; an LLM user gets the user tools and the guidelines for a
+    user with tools.
+    """
+    if runtime.dual_control and config.agent_llm == SCRIPTED_ORACLE and config.user_llm == SCRIPTED_USER:
+        return gold_pair(task)
+    store = runtime.store
+    guidelines = store.user_guidelines_tools() if runtime.dual_control else store.user_guidelines()
+    agent = build_agent(config, task, runtime, catalog, client, seed)
+    return agent, build_user(config, task, guidelines, client, seed, user_catalog)
 
 
 def _gold_script(task: Task) -> list[ScriptedCall]:

@@ -30,7 +30,7 @@ class Tau2RunConfig(BaseModel):
     SELECTION: ClassVar[tuple[str, ...]] = ("split", "task_ids", "num_tasks", "num_trials")
     """Fields that pick the jobs (a resumed run may change them); the others change results."""
 
-    domain: Literal["airline", "retail"]
+    domain: Literal["airline", "retail", "telecom"]
     agent_llm: str = SCRIPTED_ORACLE
     user_llm: str = SCRIPTED_USER
     judge_llm: str | None = None
