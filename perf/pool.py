@@ -111,9 +111,10 @@ def _first_calls(url: str, manifest: dict[str, Any]) -> dict[str, Any]:
     largest = max(sizes, key=lambda name: len(sizes[name]))
     small = min(sizes, key=lambda name: (len(sizes[name]), name))
     found: dict[str, Any] = {}
+    session = {"X-Session-ID": httpx.get(f"{url}/session-id", timeout=30).json()["session_id"]}
     for label, name in (("largest", largest), ("small", small)):
         started = time.perf_counter()
-        reply = httpx.post(f"{url}/{name}/{sizes[name][0]}", json={}, timeout=300)
+        reply = httpx.post(f"{url}/{name}/{sizes[name][0]}", json={}, headers=session, timeout=300)
         found[label] = {"toolkit": name, "tools": len(sizes[name]), "status": reply.status_code,
                         "ms": round((time.perf_counter() - started) * 1000, 1)}
     return found

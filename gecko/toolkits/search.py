@@ -288,13 +288,15 @@ class ToolIndex:
 
     def warm(self) -> None:
         """Build BM25 now, and the dense index when its embedding cache already holds every tool (a server calls
-        this in the background at start-up; embedding tools waits for the first search that needs it).
+        this in the background at start-up; embedding tools waits for the first search that needs it). From a
+        prebuilt index, BM25 is mapped and the dense index waits for its first search (the embedding matrix is
+        mapped then, and the model loaded in a second or two).
 
         Raises:
             SearchUnavailable: the search extra is not installed.
         """
         self._warm_bm25()
-        if self._dense_error is None:
+        if self._dense_error is None and self._stored is None:
             try:
                 self._warm_dense(embed=False)
             except SearchUnavailable:

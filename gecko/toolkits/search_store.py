@@ -168,7 +168,7 @@ def write_index(schemas_dir: Path, described: Sequence[Described], *, dense: boo
         model.save(str(staging / BM25_DIR), show_progress=False)
     texts = [text for item in ordered for text in item.dense_texts]
     (staging / DENSE_TEXTS).write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
-    identity, reason, embedded = None, _dense_missing(dense), 0
+    identity, reason, embedded = None, _dense_missing(True) if dense else "left out (--no-dense)", 0
     if reason is None and texts:
         identity, embedded = _write_embeddings(staging, texts, cache_dir)
     catalogue = {"format": FORMAT, "tools": len(texts), "bm25": BM25_DIR if corpus else None,

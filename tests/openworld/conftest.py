@@ -21,6 +21,9 @@ from utils.paths import DATA_DIR
 from utils.procs import gecko_server
 
 NPM = shutil.which("npm") is not None
+POOL_QUERIES = ("cancel the reservation of a flight", "factorial of a number", "create an issue in a repository",
+                "list the files of a directory", "remember a fact about a user", "book a hotel room")
+"""Searches the pool tests compare between a server, the prebuilt index and an index built in memory."""
 
 
 def subset_sources(with_npm: bool) -> dict:
@@ -43,12 +46,13 @@ def subset_sources(with_npm: bool) -> dict:
 
 @pytest.fixture(scope="session")
 def small_pool(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """(pool directory, manifest) of the pinned subset."""
+    """(pool directory, manifest) of the pinned subset, its search index without embeddings (a server embeds the
+    pool on its first dense search, as it would without an index)."""
     root = tmp_path_factory.mktemp("pool")
     sources_file = root / "sources.json"
     sources_file.write_text(json.dumps(subset_sources(NPM)), encoding="utf-8")
     out = root / "pool"
-    manifest = build_pool(load_sources(sources_file), out, data_dir=DATA_DIR, cache=DEFAULT_CACHE)
+    manifest = build_pool(load_sources(sources_file), out, data_dir=DATA_DIR, cache=DEFAULT_CACHE, dense=False)
     return out, manifest
 
 

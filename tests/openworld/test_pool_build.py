@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from importlib import metadata
 from pathlib import Path
 
@@ -15,8 +16,10 @@ from benchmarks.openworld.pool.cli import main as pool_main
 from benchmarks.openworld.pool.collect import PoolToolkit, _variants, bfcl_app, function_fingerprint
 from benchmarks.openworld.pool.spec import DEFAULT_SOURCES
 from gecko.toolkits.loader import load_toolkits
+from gecko.toolkits.search import ToolIndex
+from gecko.toolkits.search_store import INDEX_DIR
 from tests.infra import require
-from tests.openworld.conftest import NPM, subset_sources
+from tests.openworld.conftest import NPM, POOL_QUERIES, subset_sources
 from utils.paths import DATA_DIR
 
 
@@ -101,7 +104,7 @@ def test_a_rebuild_gives_the_same_bytes(small_pool, tmp_path):
     sources.write_text(json.dumps({k: v for k, v in subset_sources(False).items()}), encoding="utf-8")
     again = tmp_path / "again"
     build_pool(load_sources(sources), again, data_dir=DATA_DIR, cache=tmp_path / "cache",
-               only=["bfcl-single-turn", "tau2"])
+               only=["bfcl-single-turn", "tau2"], dense=False)
     for path in sorted((again / "toolkits").glob("*.json")):
         assert path.read_bytes() == (out / "toolkits" / path.name).read_bytes(), path.name
 
@@ -149,3 +152,19 @@ def test_an_unknown_npm_version_fails_clearly(tmp_path):
     with pytest.raises(PoolBuildError, match=r"@octokit/openapi@0\.0\.0-does-not-exist: npm failed"):
         build_pool(load_sources(sources), tmp_path / "out", data_dir=DATA_DIR, cache=tmp_path / "cache",
                    only=["openapi"])
+
+
+def test_the_pool_carries_a_search_index_that_ranks_as_one_built_in_memory(small_pool, tmp_path):
+    out, manifest = small_pool
+    index = out / "toolkits" / INDEX_DIR
+    assert {"catalogue.json", "dense-texts.json"} <= {p.name for p in index.iterdir()}
+    assert (index / "bm25" / "data.csc.index.npy").is_file()
+    assert manifest["index"]["tools"] == manifest["counts"]["tools"] and manifest["index"]["dense"] is None
+    registry = load_toolkits([out / "toolkits"])
+    assert registry.stored is not None and registry.toolkits.loaded() == 0
+    plain = tmp_path / "plain"
+    shutil.copytree(out / "toolkits", plain, ignore=shutil.ignore_patterns(INDEX_DIR))
+    in_memory, mapped = ToolIndex(load_toolkits([plain])), ToolIndex(registry)
+    for query in POOL_QUERIES:
+        assert [h.public() for h in mapped.search(query, 20)] == [h.public() for h in in_memory.search(query, 20)]
+    assert registry.toolkits.loaded() == 0

@@ -3,12 +3,18 @@ through the official MCP SDK client, then a call of a found tool."""
 
 from __future__ import annotations
 
+import shutil
+
 import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
+from gecko.toolkits.loader import load_toolkits
+from gecko.toolkits.search import ToolIndex
+from gecko.toolkits.search_store import INDEX_DIR
 from tests.infra import require_module
+from tests.openworld.conftest import POOL_QUERIES
 
 pytestmark = pytest.mark.integration
 require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
@@ -16,6 +22,20 @@ require_module("bm25s", "tool search needs the [search] extra (make setup instal
 
 def _search(url: str, **params) -> httpx.Response:
     return httpx.get(f"{url}/tools/search", params=params, timeout=60)
+
+
+def test_the_server_maps_the_pool_index_and_answers_as_an_index_built_in_memory(pool_url, small_pool, tmp_path):
+    out, manifest = small_pool
+    plain = tmp_path / "plain"  # the same documents without their index: what a server builds in memory
+    shutil.copytree(out / "toolkits", plain, ignore=shutil.ignore_patterns(INDEX_DIR))
+    in_memory = ToolIndex(load_toolkits([plain]))
+    for query in POOL_QUERIES:
+        for _ in range(2):  # both workers, whichever answers
+            hits = _search(pool_url, q=query, k=20).json()["hits"]
+            assert hits == [h.public() for h in in_memory.search(query, 20)], query
+    health = httpx.get(f"{pool_url}/health", timeout=30).json()
+    assert health["tools"] == manifest["counts"]["tools"] and health["toolkits"] == manifest["counts"]["toolkits"]
+    assert health["toolkits_loaded"] < health["toolkits"] / 10  # searching loaded none; the tests before used a few
 
 
 def test_search_finds_tools_by_what_they_do(pool_url, small_pool):

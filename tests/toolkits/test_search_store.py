@@ -1,0 +1,143 @@
+"""A prebuilt search index (`gecko.toolkits.search_store`) and the registry served from it (`gecko.toolkits.prebuilt`):
+same rankings as the index built in memory, nothing loaded until used, a stale index left unused, a faulty document
+reported on first use with the start-up check's message."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gecko.convert import from_openai
+from gecko.convert.document import write_document
+from gecko.toolkits.lazy import ToolkitUnavailable
+from gecko.toolkits.loader import ToolkitLoadError, load_toolkits
+from gecko.toolkits.search import ToolIndex
+from gecko.toolkits.search_store import INDEX_DIR, index_directory
+from tests.infra import missing, require_module
+from tests.toolkits.search_support import openai_function as _fn
+
+require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
+
+QUERIES = ("book me a flight seat", "weather forecast for Paris", "cancel my reservation", "departure airport",
+           "qqqq zzzz")
+
+
+def _kits(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    write_document(from_openai([
+        _fn("search_flights", "Find flights between two airports on a date.", origin="IATA code of the departure airport"),
+        _fn("book_flight", "Book a seat on a flight for a passenger.", flight_id="the flight"),
+        _fn("cancelReservation", "Cancel an existing reservation.", reservation_id="the booking"),
+    ], title="Airline"), root / "airline.json")
+    write_document(from_openai([
+        _fn("get_weather", "Current weather for a city.", city="city name"),
+        _fn("get_forecast", "Seven-day weather forecast.", city="city name"),
+    ], title="Weather"), root / "weather.json")
+    return root
+
+
+@pytest.fixture
+def kits(tmp_path: Path) -> Path:
+    root = _kits(tmp_path / "kits")
+    index_directory(root, dense=False)
+    return root
+
+
+def test_the_index_is_mapped_and_ranks_as_the_one_built_in_memory(kits: Path, tmp_path: Path):
+    files = {p.name for p in (kits / INDEX_DIR).rglob("*") if p.is_file()}
+    assert {"catalogue.json", "dense-texts.json", "data.csc.index.npy", "vocab.index.json"} <= files
+    in_memory = ToolIndex(load_toolkits([_kits(tmp_path / "plain")]))  # the same documents, no index
+    registry = load_toolkits([kits])
+    assert registry.stored is not None and len(registry.toolkits) == 2 and registry.tool_count == 5
+    mapped = ToolIndex(registry)
+    mapped.warm()
+    assert registry.toolkits.loaded() == 0
+    for query in QUERIES:
+        for access in (None, "read", "write"):
+            want = [h.public() for h in in_memory.search(query, 5, access=access)]
+            assert [h.public() for h in mapped.search(query, 5, access=access)] == want, (query, access)
+    only = [h.public() for h in mapped.search("flight weather", 5, toolkits=["weather"])]
+    assert only == [h.public() for h in in_memory.search("flight weather", 5, toolkits=["weather"])] and only
+    assert registry.toolkits.loaded() == 0  # searching loads nothing; the hit's tool loads its toolkit alone
+    assert mapped.search("book me a flight seat", 1)[0].operation.operation_id == "book_flight"
+    assert registry.toolkits.loaded() == 1 and registry.toolkits.pending("weather") is not None
+
+
+def test_a_call_by_path_or_name_loads_only_its_toolkit(kits: Path):
+    registry = load_toolkits([kits])
+    assert registry.match_path("POST", "/nowhere") is None and registry.toolkits.loaded() == 0
+    assert registry.get("weather", "get_forecast").operation_id == "get_forecast"
+    assert registry.toolkits.pending("airline") is not None and registry.toolkits.loaded() == 1
+
+
+def test_an_index_that_no_longer_matches_is_not_used(kits: Path, caplog: pytest.LogCaptureFixture):
+    write_document(from_openai([_fn("get_tide", "Tide times of a harbour.", harbour="name")], title="Sea"),
+                   kits / "sea.json")
+    with caplog.at_level(logging.WARNING, logger="gecko.toolkits"):
+        registry = load_toolkits([kits])
+    assert registry.stored is None and registry.toolkits.loaded() == 3
+    assert "not the ones it was built from" in caplog.text and "gecko pool build" in caplog.text
+    assert ToolIndex(registry).search("tide times", 1)[0].operation.operation_id == "get_tide"
+
+
+def _break_in_place(path: Path) -> None:
+    """Make the document invalid without changing its size or time (the index cannot tell)."""
+    stat = path.stat()
+    text = path.read_text()
+    broken = text.replace('"openapi": "3.1.0"', '"openapi": 31.0000', 1)
+    assert broken != text and len(broken) == len(text)
+    path.write_text(broken)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_a_faulty_document_is_reported_when_first_used(kits: Path, tmp_path: Path):
+    _break_in_place(kits / "weather.json")
+    plain = tmp_path / "plain"
+    shutil.copytree(kits, plain, ignore=shutil.ignore_patterns(INDEX_DIR))
+    with pytest.raises(ToolkitLoadError) as at_start:  # what a start without the index says
+        load_toolkits([plain])
+    registry = load_toolkits([kits])  # starts: nothing is read yet
+    assert registry.stored is not None
+    with pytest.raises(ToolkitUnavailable) as first:
+        registry.toolkit("weather")
+    with pytest.raises(ToolkitUnavailable) as again:
+        registry.get("weather", "get_forecast")
+    start_message = str(at_start.value).split("; fix the document")[0].replace(str(plain), str(kits))
+    assert start_message in str(first.value) and str(again.value) == str(first.value)
+    assert registry.get("airline", "book_flight").operation_id == "book_flight"
+    skipping = load_toolkits([kits], skip_invalid=True)
+    assert skipping.toolkit("weather") is None and "weather" not in skipping.toolkits
+    assert [t.name for t in skipping.toolkits.values()] == ["airline"]
+
+
+def test_the_mapped_embeddings_rank_as_the_ones_built_in_memory(tmp_path: Path):
+    from gecko.toolkits.search_encoder import EncoderUnavailable, SentenceEncoder
+
+    try:
+        SentenceEncoder.packaged()
+    except EncoderUnavailable as exc:
+        missing(f"no embedding model here ({exc}); `make setup` installs it")
+    cache = tmp_path / "cache"
+    kits = _kits(tmp_path / "kits")
+    in_memory = ToolIndex(load_toolkits([kits]), dense=True, cache_dir=cache)
+    in_memory.warm_dense()
+    summary = index_directory(kits, dense=True, cache_dir=cache)
+    assert summary.dense is not None and summary.embedded == 0  # the cache had every tool
+    registry = load_toolkits([kits])
+    mapped = ToolIndex(registry, dense=True, cache_dir=None)  # no cache: the vectors can only come from the index
+    mapped.warm()
+    assert mapped.dense_status["state"] == "cold"  # start-up maps BM25 only; the first dense search maps the rest
+    mapped.await_dense()
+    assert mapped.dense_status["state"] == "ready" and mapped.dense_build.embedded == 0
+    import numpy as np
+
+    assert isinstance(mapped._dense.vectors, np.memmap)
+    for mode in ("dense", "hybrid"):
+        for query in QUERIES:
+            want = [h.public() for h in in_memory.search(query, 5, mode=mode)]
+            assert [h.public() for h in mapped.search(query, 5, mode=mode)] == want, (mode, query)
+    assert registry.toolkits.loaded() == 0
