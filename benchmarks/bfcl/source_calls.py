@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,8 @@ NESTED_TYPES = frozenset({"Array", "ArrayList", "array"})
 """Declared types whose item type the official checker passes to its converter."""
 JAVA_WRAPPER = "java.util.Objects.requireNonNull"
 """Returns its argument; the official Java decoder keeps a method call's text whole."""
+_DECODER_LOCK = threading.Lock()
+"""The official decoders share one module-level tree-sitter parser per language: one parse at a time."""
 _DOTTED_NAME = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 _JAVA_ARRAY_ELEMENT = {"String": "String", "integer": "int", "long": "long", "float": "float", "double": "double",
                        "boolean": "boolean", "char": "char", "byte": "byte", "short": "short"}
@@ -80,7 +83,8 @@ def decode_source_calls(text: Any, language: CallLanguage) -> list[FunctionCall]
     cleaned = text.strip("`\n ")
     cleaned = ("" if cleaned.startswith("[") else "[") + cleaned + ("" if cleaned.endswith("]") else "]")
     try:
-        decoded = parse(cleaned[1:-1])
+        with _DECODER_LOCK:
+            decoded = parse(cleaned[1:-1])
     except Exception as exc:  # the official decoder raises SyntaxError or a bare Exception; all mean "failed"
         raise BadCallError(f"the official {language} decoder failed: {exc}") from None
     if not is_call_list(decoded):
