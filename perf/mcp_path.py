@@ -10,9 +10,10 @@ core); each scenario's MCP reply is checked once (`isError` as expected) before 
 latency, each window reports `cpu_ms_per_request`: the CPU time Gecko's processes (master and workers, from /proc)
 spent per request in it. On a shared machine throughput follows how much of the cores the server got in its
 window; CPU per request does not, so `mcp_over_http_cpu` compares the two paths on the work each does.
+With `--rounds N` the HTTP and MCP windows alternate N times and each transport reports its median window.
 Prints one JSON object.
 
-Run: `python perf/mcp_path.py [--seconds 10] [--concurrency 64]` (the twin figure needs `make npm-tools`).
+Run: `python perf/mcp_path.py [--seconds 10] [--concurrency 64] [--rounds 3]` (the twin figure needs `make npm-tools`).
 """
 
 from __future__ import annotations
@@ -95,6 +96,31 @@ def _twin_build_seconds(runs: int) -> dict:
             "command": "python -m gecko.convert mcp --server 'mcp-server-filesystem DIR' -o filesystem.json"}
 
 
+def _window(url: str, path: str, body: Any, expected: int, sessions: list[str], args: argparse.Namespace,
+            script: Path | None, headers: dict[str, str] | None) -> dict:
+    """One measured window after a warm-up, with the server's CPU per request in it."""
+    load(url, path, body, expected, sessions, args.warmup, args.concurrency, script, headers)
+    cpu_before = _server_cpu_seconds()
+    window = load(url, path, body, expected, sessions, args.seconds, args.concurrency, script, headers)
+    if window["requests"]:
+        window["cpu_ms_per_request"] = round((_server_cpu_seconds() - cpu_before) * 1000 / window["requests"], 3)
+    return window
+
+
+def _row(windows: dict[str, list[dict]]) -> dict:
+    """Each transport's window of median throughput (of its rounds), and the MCP/HTTP ratios of those."""
+    row: dict[str, Any] = {t: sorted(w, key=lambda x: x["req_per_s"])[len(w) // 2] for t, w in windows.items()}
+    http, mcp = row["http"], row["mcp"]
+    row["mcp_over_http_throughput"] = round(mcp["req_per_s"] / http["req_per_s"], 2)
+    row["mcp_over_http_p50"] = round(mcp["p50_ms"] / http["p50_ms"], 2)
+    if http.get("cpu_ms_per_request") and mcp.get("cpu_ms_per_request"):
+        row["mcp_over_http_cpu"] = round(mcp["cpu_ms_per_request"] / http["cpu_ms_per_request"], 2)
+    if len(windows["http"]) > 1:
+        row["rounds_throughput_ratio"] = [round(m["req_per_s"] / h["req_per_s"], 2)
+                                          for h, m in zip(windows["http"], windows["mcp"])]
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -102,6 +128,9 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--twin-runs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="alternate HTTP and MCP windows this many times per scenario; each transport's figures "
+                             "are its median window's (on a shared machine one window meets whatever load is on)")
     args = parser.parse_args()
     results: dict = {"bench": "mcp_path", "workers": args.workers, "concurrency": args.concurrency,
                      "seconds": args.seconds, "load1_at_start": round(os.getloadavg()[0], 2), "scenarios": {}}
@@ -112,22 +141,13 @@ def main() -> int:
         for name, (tool, arguments, is_error) in SCENARIOS.items():
             sessions = [httpx.get(f"{url}/session-id").json()["session_id"] for _ in range(args.concurrency)]
             _check_mcp(url, sessions[0], tool, arguments, is_error)
-            row = {}
-            for transport, path, body, expected, headers in (
-                    ("http", f"/notes/{tool}", arguments, 422 if is_error else 200, None),
-                    ("mcp", "/mcp/notes", _mcp_call(tool, arguments), 200, MCP_HEADERS)):
-                load(url, path, body, expected, sessions, args.warmup, args.concurrency, script, headers)
-                cpu_before = _server_cpu_seconds()
-                row[transport] = load(url, path, body, expected, sessions, args.seconds, args.concurrency, script,
-                                      headers)
-                if row[transport]["requests"]:
-                    row[transport]["cpu_ms_per_request"] = round(
-                        (_server_cpu_seconds() - cpu_before) * 1000 / row[transport]["requests"], 3)
-            row["mcp_over_http_throughput"] = round(row["mcp"]["req_per_s"] / row["http"]["req_per_s"], 2)
-            row["mcp_over_http_p50"] = round(row["mcp"]["p50_ms"] / row["http"]["p50_ms"], 2)
-            if row["http"].get("cpu_ms_per_request") and row["mcp"].get("cpu_ms_per_request"):
-                row["mcp_over_http_cpu"] = round(row["mcp"]["cpu_ms_per_request"] / row["http"]["cpu_ms_per_request"], 2)
-            results["scenarios"][name] = row
+            windows: dict[str, list[dict]] = {"http": [], "mcp": []}
+            for _ in range(args.rounds):
+                for transport, path, body, expected, headers in (
+                        ("http", f"/notes/{tool}", arguments, 422 if is_error else 200, None),
+                        ("mcp", "/mcp/notes", _mcp_call(tool, arguments), 200, MCP_HEADERS)):
+                    windows[transport].append(_window(url, path, body, expected, sessions, args, script, headers))
+            results["scenarios"][name] = _row(windows)
     results["twin_build_server_filesystem"] = _twin_build_seconds(args.twin_runs)
     print(json.dumps(results))
     return 0
