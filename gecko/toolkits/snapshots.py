@@ -44,7 +44,9 @@ log = logging.getLogger(__name__)
 FORMAT = "gecko-toolkit-snapshot-1"
 _LIBRARIES = ("jsonschema", "jsonschema-rs", "referencing", "openapi-spec-validator", "pyyaml", "orjson", "pydantic")
 _CODE = (Path(__file__).parent, Path(__file__).parents[1] / "upstream", Path(__file__).parents[2] / "utils" / "schema")
-"""Where the code that builds a toolkit lives (every module of these packages counts)."""
+"""Where the code that builds a toolkit lives (every module of these packages counts, but `_NOT_BUILDING`)."""
+_NOT_BUILDING = ("search*.py", "lazy.py", "prebuilt.py", "explain.py")
+"""Modules there that never shape a loaded toolkit (tool search, the pool's lazy registry, `gecko toolkits explain`)."""
 
 
 @functools.cache
@@ -59,6 +61,8 @@ def snapshot_tag() -> str:
     code = hashlib.sha256("\n".join(parts).encode())
     for directory in _CODE:
         for module in sorted(directory.glob("*.py")):
+            if any(module.match(pattern) for pattern in _NOT_BUILDING):
+                continue
             code.update(module.name.encode())
             code.update(module.read_bytes())
     return code.hexdigest()[:16]
