@@ -6,6 +6,7 @@ agreeing), and the vector backend `untested` (never scored) where its dependenci
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from collections.abc import Iterator
@@ -18,10 +19,19 @@ from benchmarks.bfcl import memory_oracle
 from benchmarks.bfcl.categories import category_dir
 from benchmarks.bfcl.memory import load_memory_tasks, score_memory
 from benchmarks.bfcl.memory_benchmark import MEMORY_OPENAPI_DIR
+from benchmarks.bfcl.memory_run import Rehearsal, play_entry
+from benchmarks.bfcl.multi_agents import MULTI_TURN_SYSTEM_PROMPT
 from benchmarks.bfcl.official import bfcl_venv
 from benchmarks.runner.summary import EXIT_OK, EXIT_UNSCORED
+from gats import GatsConfig
+from gats.turns import TurnAgents
 from gecko_cli.main import main as gecko_main
+from inference.agents import LLMPlannerModel, PlannerAgent
+from inference.gecko import GeckoClient
 from tests.infra import missing
+from utils.llm import load_prompt
+from utils.llm_stub.config import StubConfig
+from utils.llm_stub.testing import run_stub, stub_client
 from utils.procs import gecko_server
 
 ORACLE = "scripted-oracle"
@@ -113,6 +123,40 @@ def test_a_question_that_cannot_recall_its_answer_is_wrong(memory_gecko: str, tm
     run_dir = _run(memory_gecko, tmp_path, "--category", "kv", "--num-tasks", "2")
     metrics = json.loads((run_dir / "summary.json").read_text())["evaluation"]["categories"]["memory_kv"]
     assert (metrics["correct"], metrics["scored"]) == (0, 2)
+
+
+STUB_PLANS = [
+    {"match": "My name is Michael", "steps": [
+        {"tool_calls": [{"name": "core_memory_add", "arguments": {"key": "first_name", "value": "Michael"}}]},
+        {"content": "Nice to meet you, Michael."}]},
+    {"match": "What is my first name", "steps": [
+        {"tool_calls": [{"name": "core_memory_retrieve", "arguments": {"key": "first_name"}}]},
+        {"content": "{'answer': 'Michael', 'context': 'from my core memory'}"}]},
+]
+
+
+@pytest.mark.integration
+async def test_an_llm_planner_writes_in_a_prerequisite_and_reads_in_the_question(memory_gecko: str,
+                                                                                 tmp_path: Path) -> None:
+    """The LLM path on the stub: each turn rehearsed on Gecko, then run on the real MemoryAPI_kv; the prerequisite's
+    write reaches the question through the snapshot, and the exported steps end with the answer."""
+    task = load_memory_tasks("memory_kv")[0]
+    prereq = dataclasses.replace(task.prereqs[0], turns=(({"role": "user", "content": "My name is Michael."},),))
+    with run_stub(StubConfig(plans=STUB_PLANS)) as stub:
+        llm = stub_client(stub)
+        planner = PlannerAgent(LLMPlannerModel(llm, stub.model("stub")),
+                               system_prompt=load_prompt(MULTI_TURN_SYSTEM_PROMPT), max_steps=6)
+        async with GeckoClient(memory_gecko) as gecko:
+            rehearsal = Rehearsal(gecko, GatsConfig(max_retries=1))
+            agents = lambda entry: TurnAgents(simulated=lambda i: planner, real=lambda i, plan: planner)  # noqa: E731
+            wrote = await play_entry(prereq, agents, tmp_path, rehearsal)
+            asked = await play_entry(task.question, agents, tmp_path, rehearsal)
+        await llm.aclose()
+    assert wrote.steps == (("[core_memory_add(key='first_name', value='Michael')]", "Nice to meet you, Michael."),)
+    assert wrote.trace[0]["simulated"]["attempts"] and wrote.trace[0]["real"]["calls"]
+    assert asked.steps is not None and asked.steps[0][0] == "[core_memory_retrieve(key='first_name')]"
+    assert asked.trace[0]["real"]["calls"][0]["result"] == '{"value": "Michael"}'  # the real memory, not Gecko's
+    assert score_memory(task, asked.record().result).valid
 
 
 def test_score_follows_the_official_agentic_rules() -> None:
