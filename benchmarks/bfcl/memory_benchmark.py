@@ -209,9 +209,13 @@ class BfclMemory(_Bfcl):
                 if path.exists() else []
             write_results(path, dedupe_records([*existing, *records]))
         if self._scratch is not None:
+            for future in self._prereqs.values():
+                future.cancel()  # an interrupted run's prerequisites still playing: their memory is not kept
             source = self._snapshot_root()
             if source.exists():
                 shutil.copytree(source, results / model_dir_name(self.settings.model), dirs_exist_ok=True)
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def finish(self, entries: Sequence[LedgerEntry], run_dir: Path, complete: bool) -> Evaluation:
         """Result files of every category from the checkpoint, the prerequisites' files, and our scores."""
