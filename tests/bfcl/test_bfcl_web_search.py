@@ -17,10 +17,12 @@ from serpapi import GoogleSearch
 from benchmarks.bfcl.benchmark import BfclMultiTurn, multi_turn_categories, multi_turn_group
 from benchmarks.bfcl.leaderboard import Scored, leaderboard
 from benchmarks.bfcl.loader import WebSearchTask, load_category
+from benchmarks.bfcl.official import bfcl_venv
 from benchmarks.bfcl.run_config import MultiTurnRunConfig
 from benchmarks.bfcl.scoring import score_entry
 from benchmarks.bfcl.web_search import SEARCH_KEY_ENV, oracle_answer
 from benchmarks.runner import RunOptions, RunSummary, run_benchmark
+from benchmarks.runner.checkpoint import LEDGER_FILE, read_ledger
 from tests.bfcl.multi_support import multi_turn_gecko
 
 ORACLE = "scripted-oracle"
@@ -136,3 +138,19 @@ async def test_with_a_key_gecko_rehearses_and_the_official_tool_runs_for_real(
     assert simulated["name"] == real["name"] == "search_engine_query"
     assert "Stub result" not in json.dumps(simulated) and "Stub result" in json.dumps(real)
     assert "a stub snippet" not in json.dumps(real)  # no_snippet: the real tool hides the snippet
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.timeout(1200)
+async def test_bfcl_evaluate_scores_our_web_search_files_as_we_do(
+        gecko: str, tmp_path: Path, stub_serpapi: list[dict[str, list[str]]]) -> None:
+    bfcl_venv().ensure()  # the official CLI's venv (built on first use)
+    summary = await _run(gecko, tmp_path, ("web_search_base", "web_search_no_snippet"), 3)
+    config = MultiTurnRunConfig(categories=("web_search_base", "web_search_no_snippet"), model=ORACLE, num_tasks=3)
+    bench = BfclMultiTurn(config, RunOptions(output_dir=tmp_path, progress=False))
+    check = bench.official_check(read_ledger(summary.run_dir / LEDGER_FILE), summary.run_dir)
+    assert check.agrees and not check.problems, check
+    assert dict((figure, ours) for figure, ours, _ in check.rows) == {
+        "web_search_base correct": 3, "web_search_base scored": 3,
+        "web_search_no_snippet correct": 3, "web_search_no_snippet scored": 3}
