@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from serpapi import GoogleSearch
+from serpapi import GoogleSearch  # type: ignore[import-untyped]  # bfcl-eval's SerpAPI client (no stubs)
 
 from benchmarks.bfcl.benchmark import BfclMultiTurn, multi_turn_categories, multi_turn_group
 from benchmarks.bfcl.leaderboard import Scored, leaderboard
