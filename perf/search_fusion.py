@@ -76,7 +76,7 @@ def main() -> int:
     started = time.perf_counter()
     index.warm_dense()
     result["dense_build_seconds"] = round(time.perf_counter() - started, 1)
-    position = {(tk.name, op.original_name): i for i, (tk, op) in enumerate(index._tools)}
+    position = {(tool.toolkit, tool.original_name): i for i, tool in enumerate(index._tools)}
     tasks: list[str] = []
     wanted: list[set[int]] = []
     for _, query, functions in _tasks(args.limit)[::args.stride]:
