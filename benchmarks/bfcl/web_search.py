@@ -13,6 +13,7 @@ the overall then have no value. Untested for want of a key is not an outage: the
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -37,12 +38,21 @@ SEARCH_KEY_ENV = "SERPAPI_API_KEY"
 SEARCH_TOOL = "search_engine_query"
 
 
+TOOL_MODULES: tuple[str, ...] = ("serpapi", "html2text", "bs4")
+"""What bfcl-eval's WebSearchAPI imports (the `bfcl` extra installs them)."""
+
+
 def missing_backend() -> str | None:
-    """Why web_search tasks cannot run for real (no key), or None when the search backend is configured."""
-    if os.environ.get(SEARCH_KEY_ENV, "").strip():
-        return None
-    return (f"{SEARCH_KEY_ENV} is not set: web_search runs the real search backend (SerpAPI), so its tasks are "
-            "untested, never scored 0")
+    """Why web_search tasks cannot run for real (no key, or the real tool's modules missing), or None when the search
+    backend is configured."""
+    if not os.environ.get(SEARCH_KEY_ENV, "").strip():
+        return (f"{SEARCH_KEY_ENV} is not set: web_search runs the real search backend (SerpAPI), so its tasks are "
+                "untested, never scored 0")
+    absent = [name for name in TOOL_MODULES if importlib.util.find_spec(name) is None]
+    if absent:
+        return (f"the real WebSearchAPI needs {', '.join(absent)}: pip install 'gecko-gats[bfcl]' (its tasks are "
+                "untested, never scored 0)")
+    return None
 
 
 def oracle_answer(task: WebSearchTask) -> str:

@@ -4,6 +4,7 @@ network); without SERPAPI_API_KEY every task is untested, never scored, and the 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from benchmarks.bfcl.loader import WebSearchTask, load_category
 from benchmarks.bfcl.official import bfcl_venv
 from benchmarks.bfcl.run_config import MultiTurnRunConfig
 from benchmarks.bfcl.scoring import score_entry
-from benchmarks.bfcl.web_search import SEARCH_KEY_ENV, oracle_answer
+from benchmarks.bfcl.web_search import SEARCH_KEY_ENV, missing_backend, oracle_answer
 from benchmarks.runner import RunOptions, RunSummary, run_benchmark
 from benchmarks.runner.checkpoint import LEDGER_FILE, read_ledger
 from tests.bfcl.multi_support import multi_turn_gecko
@@ -84,6 +85,14 @@ def test_agentic_scoring_reads_the_last_message_without_a_call() -> None:
         "agentic:answer_not_found"
     assert score_entry(task, [[call]]).error_type == "agentic:no_last_message"
     assert score_entry(task, [[call], ["x"]]).error_type == "agentic:inference_error"
+
+
+def test_a_key_without_the_real_tools_modules_is_still_untested(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SEARCH_KEY_ENV, "a-key")
+    assert missing_backend() is None
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "html2text" else real(name))
+    assert "html2text" in (missing_backend() or "")
 
 
 def test_agentic_group_is_run_by_the_multi_turn_runner() -> None:
