@@ -153,13 +153,13 @@ def write_index(schemas_dir: Path, described: Sequence[Described], *, dense: boo
     staging = schemas_dir / f"{INDEX_DIR}.writing"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    ordered = sorted(described, key=lambda d: d.file)  # the loader's order: documents by file name
     entries = []
-    for item in sorted(described, key=lambda d: d.file):
+    for item in ordered:
         stat = (schemas_dir / item.file).stat()
         entries.append(ToolkitEntry(file=item.file, size=stat.st_size, mtime_ns=stat.st_mtime_ns, name=item.name,
                                     title=item.title, aliases=item.aliases, tools=item.tools,
                                     routes=item.routes))
-    ordered = sorted(described, key=lambda d: d.file)
     tokenize = Tokenizer(stemmer, stopwords)
     corpus = [tokenize(text) or [""] for item in ordered for text in item.bm25_texts]
     model = bm25s.BM25()
