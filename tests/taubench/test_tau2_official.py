@@ -66,6 +66,22 @@ def test_v0_run_passes_the_packages_own_verify_trajs(tmp_path: Path) -> None:
     assert done.returncode == 0 and "All files passed all checks" in done.stdout, done.stdout
 
 
+@pytest.mark.parametrize(("agent", "reward"), [("scripted-oracle", "1.0"), ("scripted-noop", "0.0")])
+def test_telecom_run_official_figures_equal_ours_and_it_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, reward: str) -> None:
+    """Telecom (dual control): the official evaluator replays both sides' calls and checks the env assertions."""
+    out = tmp_path / "telecom"
+    assert gecko_main(["tau2", "--domain", "telecom", "--agent-llm", agent, "--gats-mode", "none",
+                       "--output-dir", str(out), "--no-progress", "--no-cache"]) == 0
+    (run_dir,) = out.iterdir()
+    capsys.readouterr()
+    assert gecko_main(["score", "--official", str(run_dir)]) == 0
+    text = capsys.readouterr().out
+    assert "the official tools agree with our figures" in text and "note: verify" not in text
+    assert re.search(rf"^avg reward\s+{reward}\s+{reward}$", text, re.MULTILINE)
+    assert re.search(r"^rewards equal, simulation by simulation\s+114\s+114$", text, re.MULTILINE)
+
+
 async def test_untested_and_timed_out_conversations_do_not_break_the_official_loader(tmp_path: Path) -> None:
     config = Tau2RunConfig(domain="airline", agent_llm=GENERIC, task_ids=("0", "1"), gats_mode="none")
     options = RunOptions(output_dir=tmp_path, workers=1, progress=False, probe_models=False)
