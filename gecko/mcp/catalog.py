@@ -2,7 +2,10 @@
 
 One catalog per endpoint: `/mcp` lists every toolkit's tools as `{toolkit}__{name}`, `/mcp/{toolkit}` lists
 one toolkit's tools under their own names (the original name when MCP allows it, so a simulated twin of a
-real MCP server offers exactly the names of the real one). Catalogs are built once per worker and endpoint.
+real MCP server offers exactly the names of the real one). Catalogs are built once per worker and endpoint, their
+listing on the first `tools/list`. On a registry served from a prebuilt index (the open-world pool), `/mcp` takes
+its names from the index's catalogue (`CatalogueMcpCatalog`): a call or a search loads only the toolkits it uses;
+listing every tool loads every toolkit.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from mcp import types
 
 from gecko.toolkits.model import Operation, Toolkit
 from gecko.toolkits.registry import ToolkitRegistry, ToolNotFound
+from gecko.toolkits.search_store import ToolEntry
 
 MCP_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 """Tool names the MCP specification accepts (2025-11-25)."""
@@ -147,9 +151,21 @@ class McpCatalog:
     """The tools of one MCP endpoint, by MCP name."""
 
     def __init__(self, tools: Iterable[McpTool]) -> None:
-        self.tools = {t.name: t for t in tools}
-        self.listing = [t.listing() for t in self.tools.values()]
-        self._names = {t.operation.tool_name: t.name for t in self.tools.values()}
+        self._tools = {t.name: t for t in tools}
+        self._listing: list[types.Tool] | None = None
+        self._names = {t.operation.tool_name: t.name for t in self._tools.values()}
+
+    @property
+    def tools(self) -> dict[str, McpTool]:
+        """Every tool of this endpoint, by MCP name."""
+        return self._tools
+
+    @property
+    def listing(self) -> list[types.Tool]:
+        """The `tools/list` entries (made on first use)."""
+        if self._listing is None:
+            self._listing = [t.listing() for t in self.tools.values()]
+        return self._listing
 
     def name_of(self, operation: Operation) -> str | None:
         """The MCP name of `operation` at this endpoint (None if it is not listed here)."""
@@ -174,29 +190,73 @@ class McpCatalog:
 
     @classmethod
     def for_registry(cls, registry: ToolkitRegistry) -> McpCatalog:
-        """Every toolkit's tools as `{toolkit}__{name}`."""
-        return cls(_unique((mcp_name(f"{mcp_name(tk.name)}{SEPARATOR}{_own_name(op)}"), op)
+        """Every toolkit's tools as `{toolkit}__{name}` (from the prebuilt index's catalogue when the registry is
+        served from one: no toolkit is loaded to name them)."""
+        if registry.stored is not None:
+            return CatalogueMcpCatalog(registry, registry.stored.tools)
+        return cls(_unique((_registry_name(tk.name, op.original_name, op.call_name), op)
                            for tk in registry.toolkits.values() for op in tk.operations.values()))
 
 
+class CatalogueMcpCatalog(McpCatalog):
+    """`/mcp` of a registry served from a prebuilt index: the same names as `McpCatalog.for_registry` would give,
+    made from the catalogue; `get` loads the tool's toolkit only, `tools` and `listing` load every toolkit."""
+
+    def __init__(self, registry: ToolkitRegistry, entries: Iterable[ToolEntry]) -> None:
+        listed = list(entries)
+        names = _unique_names(_registry_name(e.toolkit, e.original_name, e.call_name) for e in listed)
+        self._registry = registry
+        self._entries = dict(zip(names, listed, strict=True))
+        self._names = {f"{e.toolkit}/{e.operation_id}": name for name, e in self._entries.items()}
+        self._listing = None
+        self._loaded: dict[str, McpTool] | None = None
+
+    @property
+    def tools(self) -> dict[str, McpTool]:
+        if self._loaded is None:
+            self._loaded = {name: McpTool(name, self._registry.get(e.toolkit, e.operation_id))
+                            for name, e in self._entries.items()}
+        return self._loaded
+
+    def get(self, name: str) -> Operation:
+        entry = self._entries.get(name)
+        if entry is None:
+            near = difflib.get_close_matches(name, list(self._entries), n=5, cutoff=0.5)
+            raise ToolNotFound(f"unknown tool {name!r}", near)
+        return self._registry.get(entry.toolkit, entry.operation_id)
+
+
+def _registry_name(toolkit: str, original_name: str, call_name: str) -> str:
+    return mcp_name(f"{mcp_name(toolkit)}{SEPARATOR}{_own_name_of(original_name, call_name)}")
+
+
 def _own_name(operation: Operation) -> str:
-    original = operation.original_name
-    return original if MCP_NAME_RE.match(original) else mcp_name(operation.call_name)
+    return _own_name_of(operation.original_name, operation.call_name)
+
+
+def _own_name_of(original_name: str, call_name: str) -> str:
+    return original_name if MCP_NAME_RE.match(original_name) else mcp_name(call_name)
 
 
 def _unique(pairs: Iterable[tuple[str, Operation]]) -> list[McpTool]:
     """Distinct names: a clash gets `_2`, `_3`, … in the order given (registry and document order: stable)."""
+    listed = list(pairs)
+    return [McpTool(name, op) for name, (_, op) in zip(_unique_names(n for n, _ in listed), listed, strict=True)]
+
+
+def _unique_names(names: Iterable[str]) -> list[str]:
+    """`names` made distinct: a clash gets `_2`, `_3`, … in the order given."""
     taken: set[str] = set()
-    tools = []
-    for name, op in pairs:
+    found = []
+    for name in names:
         candidate, counter = name, 2
         while candidate in taken:
             suffix = f"_{counter}"
             candidate = name[: MAX_NAME - len(suffix)] + suffix
             counter += 1
         taken.add(candidate)
-        tools.append(McpTool(candidate, op))
-    return tools
+        found.append(candidate)
+    return found
 
 
 class McpCatalogs:

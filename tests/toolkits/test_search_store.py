@@ -15,6 +15,7 @@ from gecko.convert import from_openai
 from gecko.convert.document import write_document
 from gecko.toolkits.lazy import ToolkitUnavailable
 from gecko.toolkits.loader import ToolkitLoadError, load_toolkits
+from gecko.toolkits.registry import ToolNotFound
 from gecko.toolkits.search import ToolIndex
 from gecko.toolkits.search_store import INDEX_DIR, index_directory
 from tests.infra import missing, require_module
@@ -141,3 +142,19 @@ def test_the_mapped_embeddings_rank_as_the_ones_built_in_memory(tmp_path: Path):
             want = [h.public() for h in in_memory.search(query, 5, mode=mode)]
             assert [h.public() for h in mapped.search(query, 5, mode=mode)] == want, (mode, query)
     assert registry.toolkits.loaded() == 0
+
+
+def test_mcp_names_every_tool_from_the_catalogue_and_loads_only_what_is_called(kits: Path, tmp_path: Path):
+    from gecko.mcp.catalog import CatalogueMcpCatalog, McpCatalogs
+
+    eager = McpCatalogs(load_toolkits([_kits(tmp_path / "plain")])).get(None)
+    registry = load_toolkits([kits])
+    catalog = McpCatalogs(registry).get(None)
+    assert isinstance(catalog, CatalogueMcpCatalog) and registry.toolkits.loaded() == 0
+    forecast = catalog.get("weather__get_forecast")
+    assert forecast.operation_id == "get_forecast" and registry.toolkits.loaded() == 1
+    assert catalog.name_of(forecast) == eager.name_of(eager.get("weather__get_forecast")) == "weather__get_forecast"
+    with pytest.raises(ToolNotFound) as unknown:
+        catalog.get("weather__get_forcast")
+    assert unknown.value.suggestions[0] == "weather__get_forecast"
+    assert [t.name for t in catalog.listing] == [t.name for t in eager.listing] and registry.toolkits.loaded() == 2
