@@ -68,11 +68,12 @@ class User(Protocol):
 
 
 def user_view(history: Sequence[Message]) -> list[Union[AssistantMessage, UserMessage]]:
-    """The part of the conversation a customer sees: texts, no tool calls or tool results."""
+    """The texts exchanged by agent and customer: no tool calls (the customer's own, in dual control, neither) or
+    tool results."""
     return [
         message
         for message in history
-        if isinstance(message, UserMessage) or (isinstance(message, AssistantMessage) and not message.tool_calls)
+        if isinstance(message, (UserMessage, AssistantMessage)) and not message.tool_calls
     ]
 
 

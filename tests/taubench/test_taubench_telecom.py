@@ -20,7 +20,7 @@ from benchmarks.taubench.llm_user import LLMUser
 from benchmarks.taubench.loader import DataStore
 from benchmarks.taubench.messages import AssistantMessage, MessageToolCall, ToolMessage, UserMessage
 from benchmarks.taubench.mock_toolkits import MOCK_DIR, build_openapi
-from benchmarks.taubench.orchestrator import run_simulation
+from benchmarks.taubench.orchestrator import run_simulation, user_view
 from benchmarks.taubench.results import TerminationReason
 from benchmarks.taubench.scripted import ScriptedUser, gold_pair, noop_agent
 from benchmarks.taubench.tasks import EnvAssertion, EnvFunctionCall, InitialState, Task
@@ -131,6 +131,7 @@ def test_the_agent_does_not_see_the_users_calls() -> None:
                ToolMessage(id="u1", content="Mobile Data is now ON.", requestor="user"),
                UserMessage(content="Done.")]
     assert [m["role"] for m in agent_view(history)] == ["assistant", "user"]
+    assert [m.content for m in user_view(history)] == ["Please toggle data.", "Done."]  # GATS's task text, too
 
 
 async def test_llm_user_calls_its_own_tools(telecom: DomainRuntime, tasks: list[Task]) -> None:
