@@ -25,7 +25,7 @@ from benchmarks.taubench.results import TerminationReason
 from benchmarks.taubench.scripted import ScriptedUser, gold_pair, noop_agent
 from benchmarks.taubench.tasks import EnvAssertion, EnvFunctionCall, InitialState, Task
 from gecko_cli.main import main as gecko_main
-from tests.taubench._hybrid_support import scripted_client
+from tests.taubench._hybrid_support import rules_gecko, scripted_client
 from utils.llm import LLMToolCall, RawReply
 
 PHONE = "555-123-2002"
@@ -176,3 +176,16 @@ def test_offline_cli_run(tmp_path: Path, capsys: pytest.CaptureFixture[str], tas
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["evaluation"]["avg_reward"] == 1.0 and summary["evaluation"]["num_graded"] == 2
     capsys.readouterr()
+
+
+@pytest.mark.integration
+def test_offline_hybrid_run_rehearses_the_agents_side(tmp_path: Path, tasks: list[Task]) -> None:
+    task = next(t for t in tasks if any(a.name == "refuel_data" for a in t.evaluation_criteria.actions or []))
+    with rules_gecko(tmp_path / "state") as url:
+        assert gecko_main(["tau2", "--domain", "telecom", "--task-ids", task.id, "--gecko-url", url,
+                           "--output-dir", str(tmp_path / "out"), "--no-progress"]) == 0
+    (run_dir,) = (tmp_path / "out").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["evaluation"]["avg_reward"] == 1.0
+    (row,) = summary["tasks"]
+    assert row["gats"]["mode"] == "hybrid" and row["gats"]["turns"] >= 1 and row["gats"]["simulated_calls"] >= 1
