@@ -9,13 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
+from mcp import ClientSession
+from mcp.client.streamable_http import streamablehttp_client
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 import gecko.mcp.http as mcp_http
 import gecko.sessions.service as session_service
+from gecko.app import create_app
 from gecko.mcp.direct import direct_request, headers_accepted
+from tests.conftest import TOOLKITS_DIR
+from tests.mcp.conftest import BAD_NOTE, BAD_NOTE_DETAIL, NOTE
+from utils.settings import Settings
 
 HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
 SESSION = "s-direct-equivalence"
@@ -171,3 +178,23 @@ def test_the_routes_guards_hold_for_direct_calls(make_client, sdk_calls):
     listed = keyed.post("/mcp/notes", json=rpc("tools/list"), headers={**HEADERS, "Authorization": "Bearer s3cret"})
     assert listed.status_code == 200 and {t["name"] for t in listed.json()["result"]["tools"]} >= {"create_note"}
     assert not sdk_calls
+
+
+async def test_the_official_sdk_client_is_answered_directly(tmp_path, sdk_calls):
+    """The SDK's own client: its initialize goes to the SDK, its tools/list and tools/call are answered directly."""
+    app = create_app(Settings(schemas_dirs=[TOOLKITS_DIR], workers=1, store="memory", state_dir=tmp_path,
+                              search_cache_dir=tmp_path / "search", toolkit_cache_dir=tmp_path / "toolkits"))
+
+    def factory(headers=None, timeout=None, auth=None) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), headers=headers, timeout=timeout, auth=auth)
+
+    async with app.router.lifespan_context(app), \
+            streamablehttp_client("http://127.0.0.1/mcp/notes", httpx_client_factory=factory) as (read, write, _), \
+            ClientSession(read, write) as mcp:
+        await mcp.initialize()
+        assert {t.name for t in (await mcp.list_tools()).tools} == {"create_note", "get_note", "list_notes"}
+        ok = await mcp.call_tool("create_note", NOTE)  # the client checks structuredContent against outputSchema
+        assert ok.isError is False and ok.structuredContent["title"] == NOTE["title"]
+        bad = await mcp.call_tool("create_note", BAD_NOTE)
+        assert bad.isError is True and bad.content[0].text.startswith(BAD_NOTE_DETAIL)
+        assert len(sdk_calls) == 2  # initialize and the initialized notification, nothing else
