@@ -67,7 +67,7 @@ def load_prebuilt(dirs: list[Path], *, skip_invalid: bool, cache_dir: Path | Non
 def load_document_lazily(path: Path, *, cache_dir: Path | None, validate: bool, strict_validation: bool,
                          strict: bool, max_nodes: int) -> Toolkit:
     """Load one document as `load_toolkits` would (guards, repairs, validation unless the cache knows it, compile),
-    logging the faults it repairs.
+    logging the faults it repairs at info level (`gecko pool build` reported them as warnings).
 
     Raises:
         ToolkitLoadError: the document cannot be used; the message is the one the start-up check would give.
@@ -93,5 +93,5 @@ def load_document_lazily(path: Path, *, cache_dir: Path | None, validate: bool, 
     if validate and known is None:
         cache.remember(key, len(toolkit.operations), [str(f) for f in faults])
     for fault in faults:
-        log.warning("%s: %s", path, fault)
+        log.info("%s: %s", path, fault)
     return toolkit
