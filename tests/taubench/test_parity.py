@@ -2,7 +2,8 @@
 
 The parity venv is built by the module's fixture when it is missing (about a minute; the official tau2 tests and
 `make parity` share it), so every CI run checks parity; another location can be given with TAUBENCH_PARITY_VENV.
-One module-scoped run covers v0 airline, v0 retail and v1 airline.
+One module-scoped run covers v0 airline, v0 retail, v1 airline and telecom (its one task set, run as v0/telecom: the
+oracle agent and user play both sides' gold actions; the fuzz mixes every user tool into them).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def test_gold_replay_scores_one_on_both_sides(report: dict[str, Any], job: str) 
     assert gold["equal_rewards"] == gold["simulations"] == (50 if job.endswith("airline") else 114)
 
 
-@pytest.mark.parametrize(("job", "expected"), [("v0/airline", 0.38), ("v0/retail", 0.0614), ("v1/airline", 0.46)])
+@pytest.mark.parametrize(("job", "expected"), [("v0/airline", 0.38), ("v0/retail", 0.0614), ("v1/airline", 0.46),
+                                             ("v0/telecom", 0.0)])
 def test_do_nothing_scores_the_same_on_both_sides(report: dict[str, Any], job: str, expected: float) -> None:
     noop = _job(report, job)["kinds"]["noop"]
     assert noop["mean_reward_ours"] == noop["mean_reward_theirs"] == expected
@@ -75,6 +77,6 @@ def test_do_nothing_scores_the_same_on_both_sides(report: dict[str, Any], job: s
 
 
 def test_fuzzed_conversations_agree(report: dict[str, Any]) -> None:
-    for job in ("v0/airline", "v0/retail"):
+    for job in ("v0/airline", "v0/retail", "v0/telecom"):
         fuzz = _job(report, job)["kinds"]["fuzz"]
         assert fuzz["equal_rewards"] == fuzz["simulations"] > 0
