@@ -18,15 +18,18 @@ from benchmarks.bfcl.export import (
     single_turn_result,
     write_results,
 )
-from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, load_category
+from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, WebSearchTask, load_category
 from benchmarks.bfcl.oracle import multi_turn_oracle_calls, single_turn_oracle_calls
 from benchmarks.bfcl.scoring import CategoryScore, EntryScore
 from benchmarks.bfcl.summary import summarise
+from benchmarks.bfcl.web_search import agentic_result, oracle_answer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _oracle_result(task: SingleTurnTask | MultiTurnTask) -> object:
+    if isinstance(task, WebSearchTask):  # agentic: the answer is the last step
+        return agentic_result([], oracle_answer(task))
     if isinstance(task, MultiTurnTask):
         return multi_turn_result([[turn] for turn in multi_turn_oracle_calls(task)])
     return single_turn_result(single_turn_oracle_calls(task))

@@ -44,6 +44,8 @@ EXPECTED_COUNTS = {
     "multi_turn_miss_func": 200,
     "multi_turn_miss_param": 200,
     "multi_turn_long_context": 200,
+    "web_search_base": 100,
+    "web_search_no_snippet": 100,
 }
 
 

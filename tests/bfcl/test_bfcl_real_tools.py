@@ -143,7 +143,7 @@ def test_render_result_matches_the_official_rules() -> None:
 
 
 def test_classes_and_stateless_math() -> None:
-    assert len(BFCL_CLASSES) == 8
+    assert len(BFCL_CLASSES) == 9 and BFCL_CLASSES[-1] == "WebSearchAPI"  # the eight multi-turn ones, web_search's
     with pytest.raises(ValueError):
         load_tool_class("PostingAPI")
     bridge = BfclRealTools(["MathAPI"], {})
