@@ -2,12 +2,14 @@
 """Start-up time of the Gecko server: launch to healthy with every worker live, cold and warm (issue 33 item 8).
 
 For each set of toolkits (`bundled`: the shipped examples; `bfcl`: the BFCL single-turn toolkits `gecko toolkits`
-built, 3,235 documents; `pool`: the open-world pool when built), the server is started twice on 2 workers with a
-fresh state dir each time: `cold` with an empty toolkit cache (every document is validated) and `warm` with the
-cache the first start wrote. `--check` times the same load without serving. Prints one JSON object with the load
+built; `pool`: the open-world pool when built), the server is started twice on 2 workers with a fresh state dir each
+time: `cold` with an empty toolkit cache (every document is validated and compiled) and `warm` with the cache the
+first start wrote (each toolkit is read back). `--check` times the same load without serving. Prints one JSON object with the load
 average before and after.
 
-Run: `python perf/startup.py [--sets bundled,bfcl,pool] [--workers 2]`.
+Run: `python perf/startup.py [--sets bundled,bfcl,pool] [--workers 2]`. It starts the server of the checkout its
+`utils` is imported from: to time another worktree, run it there with `PYTHONPATH=<that worktree>` (a script's own
+directory, `perf/`, comes first on `sys.path`, so an editable install's checkout wins otherwise).
 """
 
 from __future__ import annotations

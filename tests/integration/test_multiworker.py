@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -99,6 +102,27 @@ def test_redis_store_with_two_workers(redis_url, tmp_path):
         statuses = asyncio.run(_concurrent_writes(url, sid, 64))
         assert statuses == [200] * 64
         assert_no_lost_update(url, sid, 64)
+
+
+def test_a_worker_that_dies_is_replaced_by_one_serving_the_same_toolkits(tmp_path):
+    """uvicorn replaces a dead worker; forked from the master, the new one has the master's toolkits loaded."""
+    with gecko_server([TOOLKITS_DIR], workers=2, state_dir=tmp_path) as url:
+        first = {httpx.get(f"{url}/health", headers={"Connection": "close"}).json()["pid"] for _ in range(20)}
+        victim = next(iter(first))
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        pids: set[int] = set()
+        while time.monotonic() < deadline and not pids - first:
+            time.sleep(0.2)
+            try:
+                pids.add(httpx.get(f"{url}/health", headers={"Connection": "close"}, timeout=5).json()["pid"])
+            except httpx.HTTPError:
+                continue
+        assert pids - first, "no new worker answered"
+        sid = httpx.get(f"{url}/session-id").json()["session_id"]
+        for _ in range(20):  # both workers, the new one among them, serve the toolkits
+            with httpx.Client(base_url=url, headers={"Connection": "close", "X-Session-ID": sid}) as fresh:
+                assert fresh.post("/notes/create_note", json=NOTE).status_code == 200
 
 
 def test_startup_fails_clearly_on_invalid_toolkit(tmp_path):
