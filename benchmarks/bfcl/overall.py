@@ -35,7 +35,6 @@ from benchmarks.bfcl.leaderboard import (
     leaderboard,
 )
 from benchmarks.bfcl.loader import load_category
-from benchmarks.bfcl.memory import load_memory_tasks, score_memory
 from benchmarks.bfcl.official import OFFICIAL_HANDLER, evaluate_official
 from benchmarks.bfcl.scoring import score_category
 
@@ -141,6 +140,11 @@ def _memory_score(category: str, records: Sequence[ResultRecord]) -> tuple[float
     Raises:
         OverallError: A record of a question the category does not have.
     """
+    from benchmarks.bfcl.memory import (  # it imports bfcl_eval.utils (see sweep.py)
+        load_memory_tasks,
+        score_memory,
+    )
+
     tasks = {task.id: task for task in load_memory_tasks(category)}
     unknown = [record.id for record in records if record.id not in tasks]
     if unknown:

@@ -40,8 +40,6 @@ from benchmarks.bfcl.categories import (
     SINGLE_TURN_CATEGORIES,
 )
 from benchmarks.bfcl.loader import SingleTurnTask
-from benchmarks.bfcl.memory import MemoryTask
-from benchmarks.bfcl.memory_benchmark import BfclMemory, MemoryRunConfig
 from benchmarks.bfcl.run_config import BfclRunConfig, MultiTurnRunConfig
 from benchmarks.bfcl.scoring import EntryScore, score_entry
 from benchmarks.runner import (
@@ -158,11 +156,15 @@ class BfclSweep(Bfcl):
         stateful = tuple(c for c in config.categories if c not in single and c not in memory)
         self.single = self._make(BfclSingleTurn, BfclRunConfig, single, config.ids, common)
         self.stateful = self._make(BfclMultiTurn, MultiTurnRunConfig, stateful, config.ids, kept)
-        try:
-            self.memory = self._make(BfclMemory, MemoryRunConfig, memory, config.ids, kept)
-        except ValueError as exc:  # a scripted agent without a memory script
-            self.memory = None
-            self.not_run |= dict.fromkeys(memory, str(exc))
+        self.memory: _Bfcl | None = None
+        if memory:
+            # imported here: the memory code imports bfcl_eval.utils, which makes directories in site-packages
+            from benchmarks.bfcl.memory_benchmark import BfclMemory, MemoryRunConfig
+
+            try:
+                self.memory = self._make(BfclMemory, MemoryRunConfig, memory, config.ids, kept)
+            except ValueError as exc:  # a scripted agent without a memory script
+                self.not_run |= dict.fromkeys(memory, str(exc))
 
     def _make(self, kind: type[_Bfcl], config_type: type[BfclRunConfig], categories: tuple[str, ...],
               ids: tuple[str, ...] | None, settings: Mapping[str, Any]) -> Any:
@@ -177,7 +179,7 @@ class BfclSweep(Bfcl):
 
     def _part(self, task: Any) -> _Bfcl:
         part = (self.single if isinstance(task, SingleTurnTask) else
-                self.memory if isinstance(task, MemoryTask) else self.stateful)
+                self.memory if task.category in MEMORY_CATEGORIES else self.stateful)
         assert part is not None, "select() picks tasks of the parts present only"
         return part
 
