@@ -97,3 +97,10 @@ def test_a_sweep_runs_every_kind_in_one_run_and_prints_one_leaderboard_table(
     report = overall_report([run_dir])  # gecko score --overall: memory's nested files found, its prerequisites not
     assert _scored(report) == {"simple_python", "live_simple", "multi_turn_base", "memory_kv"}
     assert "web_search_base" in report.board.missing and report.board.overall is None
+
+
+def test_a_part_that_cannot_run_the_model_is_listed_as_not_run() -> None:
+    config = SweepRunConfig(categories=("simple_python", "memory_kv"), model="scripted-noisy")
+    sweep = BfclSweep(config, RunOptions(output_dir=Path("unused")))
+    assert sweep.memory is None and [part.name for part in sweep.parts()] == ["bfcl"]
+    assert "no memory script" in sweep.not_run["memory_kv"]
