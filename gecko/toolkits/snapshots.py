@@ -68,9 +68,30 @@ def snapshot_tag() -> str:
     return code.hexdigest()[:16]
 
 
+class _RootResolver:
+    """The `$ref` resolver a validator makes for its root schema, made when the validator first needs it.
+
+    Making it is most of the cost of a validator (thousands per start), and most validators never use it: jsonschema-rs
+    answers calls first, and the Python validator runs only where it cannot (`utils.schema.fastcheck`)."""
+
+    __slots__ = ("_real", "_schema")
+
+    def __init__(self, schema: Any) -> None:
+        self._schema = schema
+        self._real: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._real is None:
+            self._real = SafeValidator(self._schema, format_checker=FORMAT_CHECKER)._resolver
+        return getattr(self._real, name)
+
+
 def _validator(schema: Any) -> Validator:
-    """The validator the loader compiles for `schema` (rebuilt when a snapshot is read)."""
-    return SafeValidator(schema, format_checker=FORMAT_CHECKER)
+    """The validator the loader compiles for `schema` (rebuilt when a snapshot is read), its resolver made on use."""
+    try:
+        return SafeValidator(schema, format_checker=FORMAT_CHECKER, _resolver=_RootResolver(schema))
+    except TypeError:  # a jsonschema without its (private) `_resolver` argument: make it now
+        return SafeValidator(schema, format_checker=FORMAT_CHECKER)
 
 
 def _reduce_validator(validator: Any) -> tuple[Any, tuple[Any, ...]]:

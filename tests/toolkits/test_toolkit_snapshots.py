@@ -5,6 +5,7 @@ a damaged snapshot is ignored with a warning."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
 import shutil
@@ -63,7 +64,8 @@ def _verdicts(registry: ToolkitRegistry) -> list[Any]:
     for toolkit in registry.toolkits.values():
         for op in toolkit.operations.values():
             binding = op.world.resource if op.world is not None else None
-            checks = [op.args_check, op.response_check, binding.not_found[2] if binding and binding.not_found else None]
+            checks = [op.args_check, op.response_check, binding.not_found[2] if binding and binding.not_found else None,
+                      op.args_validator, op.response_validator]  # the Python validators on their own: every keyword
             for check in checks:
                 for sample in SAMPLES:
                     if check is not None:
@@ -71,6 +73,12 @@ def _verdicts(registry: ToolkitRegistry) -> list[Any]:
                                       sorted(e.message for e in check.iter_errors(sample))))
                     found.append((op.tool_name, op.response_is_valid(sample)))
     return found
+
+
+def _references(registry: ToolkitRegistry) -> int:
+    """Argument and response schemas that refer to their `$defs` (their validators resolve references)."""
+    return sum(1 for t in registry.toolkits.values() for op in t.operations.values()
+               for schema in (op.args_schema, op.response_schema) if '"$ref": "#/$defs/' in json.dumps(schema))
 
 
 def _boom(*_args: Any, **_kwargs: Any) -> Any:
@@ -98,7 +106,7 @@ def test_a_warm_load_reads_exactly_what_a_fresh_load_builds(documents, tmp_path,
     assert list(warm.toolkits) == list(fresh.toolkits) and warm.tool_count == fresh.tool_count > 10
     for name, toolkit in fresh.toolkits.items():
         assert _plain(warm.toolkits[name]) == _plain(toolkit), name
-    assert _verdicts(warm) == _verdicts(fresh)
+    assert _verdicts(warm) == _verdicts(fresh) and _references(warm) > 5
     assert any(op.world is not None and op.world.resource is not None and op.world.resource.not_found
                for t in warm.toolkits.values() for op in t.operations.values())  # the not-found checks were compared
 
