@@ -16,6 +16,7 @@ import contextlib
 import gc
 import importlib
 import multiprocessing
+import sys
 from collections.abc import Iterator
 
 from prometheus_client import values
@@ -25,8 +26,9 @@ APP_MODULE = "gecko.app"
 
 
 def can_fork() -> bool:
-    """True where multiprocessing can fork (not on Windows)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    """True on Linux. Windows cannot fork; macOS can, but a process forked after a system framework started (a proxy
+    lookup by an HTTP client, say) may crash, which is why Python spawns there by default: workers are spawned there."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 @contextlib.contextmanager
