@@ -141,4 +141,4 @@ async def test_preflight_refuses_gecko_without_state_model(gecko: str) -> None:
 def test_cli_refuses_a_category_that_is_not_multi_turn(capsys: pytest.CaptureFixture[str]) -> None:
     assert gecko_main(["bfcl-multi", "--category", "simple_python", "--model", ORACLE]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "not a multi-turn category" in err
+    assert len(err.splitlines()) == 1 and "not a multi-turn or agentic category" in err
