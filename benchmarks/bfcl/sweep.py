@@ -1,18 +1,19 @@
 """`gecko bfcl`: one category, a leaderboard group, or the leaderboard's `all`, in one run directory.
 
 ```
---category all | --group G | --category C  →  SweepRunConfig (any V4 category this package runs)
+--category all | --group G | --category C  →  SweepRunConfig (any V4 scoring category this package runs)
    only single-turn categories   →  BfclSingleTurn (as before)
-   otherwise                     →  BfclSweep: one run, one checkpoint, one result tree, one leaderboard table
-        single-turn tasks   →  BfclSingleTurn's path on the --gecko-url Gecko (no state model)
-        multi-turn, agentic →  BfclMultiTurn's path on a stateful Gecko: --stateful-gecko-url, `auto` (default) starts
-                               one on the multi-turn toolkits with the rules state model; with no single-turn
-                               category in the run, --gecko-url is that Gecko
+   otherwise                     →  BfclSweep: one run, one checkpoint, one result tree, one leaderboard table; parts:
+        single-turn tasks       →  BfclSingleTurn's path, on a Gecko without a state model
+        multi-turn, web_search  →  BfclMultiTurn's path, on a stateful Gecko (the multi-turn toolkits, rules)
+        memory                  →  BfclMemory's path, on a Gecko on the memory toolkits
+   the first part present uses --gecko-url; the others --stateful-gecko-url / --memory-gecko-url (`auto`, the default,
+   starts one for the run and stops it after)
 ```
 
-The stateful part keeps its runner's defaults for the planner's steps (20, the official per-turn limit) and the
-per-turn checklist (on); the other flags are the run's. The leaderboard's `all` has every V4 scoring category this
-package runs; format_sensitivity is reported apart (see `leaderboard.FORMAT_SENSITIVITY_NOTE`).
+The multi-turn and memory parts keep their runners' defaults for the planner's steps (20, the official per-turn
+limit) and the per-turn checklist; the other flags are the run's. A part that cannot run the model (memory has no
+noisy script) is listed as not run. format_sensitivity is reported apart (see `leaderboard.FORMAT_SENSITIVITY_NOTE`).
 """
 
 from __future__ import annotations
