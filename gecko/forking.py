@@ -1,8 +1,8 @@
 """Serving workers forked from a master that has loaded the toolkits once.
 
 uvicorn starts its workers with multiprocessing's *spawn*: each one imported Gecko again and loaded every toolkit
-again, in parallel with the others on the same cores (with 3,491 documents, most of a warm start). Where the platform
-can fork, the master loads the toolkits (the start-up check it runs anyway), imports the app, and its workers are
+again, in parallel with the others on the same cores (with 3,641 documents, most of a warm start). On Linux
+(`can_fork`), the master loads the toolkits (the start-up check it runs anyway), imports the app, and its workers are
 forked from it: they share its loaded toolkits copy-on-write and only build their own app, engines and session store
 connection. Python's collector is frozen first (`gc.freeze`), so collections in a worker do not copy the shared pages.
 
