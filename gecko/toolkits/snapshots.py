@@ -14,6 +14,7 @@ same reads it back instead.
   that validator).
 - **Trust.** Unpickling runs code, so snapshots are read only from a directory this user owns that nobody else may
   write to; otherwise they are neither read nor written (one warning).
+- **Size.** Each code change makes a new directory: the most recently used ones are kept (`KEEP_VERSIONS`).
 - **Damage.** A snapshot that cannot be read (truncated, another format, not a toolkit) is ignored with a warning and
   the document loads afresh; writing is atomic (create, then rename), so concurrent starts can share the directory.
 """
@@ -140,6 +141,7 @@ class ToolkitSnapshots:
                         "every start loads the documents afresh", root)
             return
         self._dir = root / f"{validation_cache.cache_tag()}-{snapshot_tag()}-{mode}"
+        validation_cache.use_version_dir(self._dir)
 
     @staticmethod
     def key(path: Path, data: bytes) -> str:

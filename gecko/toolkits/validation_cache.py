@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -42,11 +43,33 @@ def cache_tag() -> str:
     return f"gecko-{gecko}-osv-{version('openapi-spec-validator')}-code-{code.hexdigest()[:12]}"
 
 
+KEEP_VERSIONS = 4
+"""Most directories of one cache (one per Gecko version and loading mode) kept: the most recently used."""
+
+
+def use_version_dir(directory: Path, keep: int = KEEP_VERSIONS) -> None:
+    """Mark one version's cache directory used now; when it is new, remove all but the `keep - 1` most recently used
+    of the other versions' (each code change makes a new one, and a snapshot directory of 3,600 toolkits holds 20 MB).
+    A server still using a removed one only loads its documents afresh."""
+    try:
+        if directory.is_dir():
+            os.utime(directory)
+            return
+        others = sorted((p for p in directory.parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime,
+                        reverse=True)
+    except OSError:
+        return
+    for stale in others[keep - 1:]:
+        shutil.rmtree(stale, ignore_errors=True)
+
+
 class ValidationCache:
     """Marker files named by content hash; `None` directory disables caching."""
 
     def __init__(self, directory: Path | None, mode: str = "auto") -> None:
         self._dir = directory / "validated" / f"{cache_tag()}-{mode}" if directory else None
+        if self._dir is not None:
+            use_version_dir(self._dir)
 
     @staticmethod
     def key(data: bytes) -> str:

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,19 @@ def test_snapshots_another_user_could_write_are_not_read(documents, tmp_path, mo
     with caplog.at_level(logging.WARNING), pytest.raises(AssertionError, match="built again"):
         load_toolkits(documents[:1], cache_dir=tmp_path / "cache")
     assert any("not this user's alone" in r.getMessage() for r in caplog.records)
+
+
+def test_a_new_version_keeps_only_the_most_recently_used_caches(tmp_path):
+    """Each code change makes new cache directories (20 MB of snapshots for BFCL): older ones are removed."""
+    now = time.time()
+    for kind in ("validated", "snapshots"):
+        for age in range(6):  # old-0 used a minute ago … old-5 six minutes ago
+            (tmp_path / kind / f"old-{age}").mkdir(parents=True)
+            os.utime(tmp_path / kind / f"old-{age}", (now - 60 * (age + 1),) * 2)
+    load_toolkits([TOOLKITS_DIR], cache_dir=tmp_path)
+    for kind in ("validated", "snapshots"):
+        kept = {p.name for p in (tmp_path / kind).iterdir()}
+        assert len(kept) == 4 and {"old-0", "old-1", "old-2"} < kept, kept  # and the one made now
+    os.utime(tmp_path / "snapshots" / "old-2", (now - 3600,) * 2)
+    load_toolkits([TOOLKITS_DIR], cache_dir=tmp_path)  # the current version's directory is marked used, nothing goes
+    assert len(list((tmp_path / "snapshots").iterdir())) == 4
