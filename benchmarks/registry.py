@@ -29,12 +29,16 @@ class Registration(NamedTuple):
 
 
 BENCHMARKS: dict[str, Registration] = {
-    "bfcl": Registration("benchmarks.bfcl.benchmark:BfclSingleTurn",
-                         "BFCL single-turn categories with GATS on Gecko (run_bfcl_single.py)",
+    "bfcl": Registration("benchmarks.bfcl.sweep:Bfcl",
+                         "BFCL: a category, a leaderboard group, or the V4 leaderboard's all, with GATS on Gecko "
+                         "(run_bfcl_single.py)",
                          "benchmarks.bfcl.view:task_details"),
     "bfcl-multi": Registration("benchmarks.bfcl.benchmark:BfclMultiTurn",
                                "BFCL multi-turn with per-turn GATS, real execution and sync (run_bfcl_multi.py)",
                                "benchmarks.bfcl.view:task_details"),
+    "bfcl-memory": Registration("benchmarks.bfcl.memory_benchmark:BfclMemory",
+                                "BFCL V4 memory (kv, vector, rec_sum): prerequisite conversations first, real memory "
+                                "tools, GATS on Gecko", "benchmarks.bfcl.memory_benchmark:task_details"),
     "tau2": Registration("benchmarks.taubench.benchmark:Tau2Benchmark",
                          "tau2-bench airline and retail, with GATS hybrid mode (run_taubench.py)",
                          "benchmarks.taubench.view:task_details"),

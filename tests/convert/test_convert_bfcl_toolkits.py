@@ -17,12 +17,13 @@ from tests.convert.convert_support import run_build
 # The session's build of the BFCL toolkits (given up to 600 s) falls in the first test's set-up.
 pytestmark = pytest.mark.timeout(900)
 COUNTS = {
-    "simple_python": 400, "multiple": 200, "parallel": 200, "parallel_multiple": 200, "irrelevance": 240,
+    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200, "parallel": 200,
+    "parallel_multiple": 200, "irrelevance": 240,
     "live_simple": 258, "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
     "live_irrelevance": 884, "live_relevance": 16,
 }
 CLASSES = ("GorillaFileSystem", "MathAPI", "MessageAPI", "TwitterAPI", "TicketAPI", "TradingBot", "TravelAPI",
-           "VehicleControlAPI")
+           "VehicleControlAPI", "WebSearchAPI")  # the eight multi-turn classes, and web_search's
 WRITES = {
     "GorillaFileSystem": {"cd", "cp", "echo", "mkdir", "mv", "rm", "rmdir", "touch"},
     "MathAPI": set(),
@@ -35,6 +36,7 @@ WRITES = {
                   "set_budget_limit"},
     "VehicleControlAPI": {"activateParkingBrake", "adjustClimateControl", "fillFuelTank", "lockDoors", "pressBrakePedal",
                           "releaseBrakePedal", "setCruiseControl", "setHeadlights", "set_navigation", "startEngine"},
+    "WebSearchAPI": set(),
 }
 
 
@@ -53,7 +55,7 @@ def bfcl_entries(category: str) -> list[dict]:
 
 def test_one_toolkit_per_single_turn_task(bfcl_data_dir: Path) -> None:
     stems = {p.stem for p in single_turn(bfcl_data_dir).glob("*.json")}
-    assert len(stems) == sum(COUNTS.values()) == 3491
+    assert len(stems) == sum(COUNTS.values()) == 3641
     for category, count in COUNTS.items():
         assert sum(1 for s in stems if s.rsplit("_", 1)[0] == category) == count, category
 
@@ -74,7 +76,7 @@ def test_each_task_toolkit_holds_exactly_its_functions(bfcl_data_dir: Path) -> N
 def test_multi_turn_toolkits(bfcl_data_dir: Path) -> None:
     registry = load_toolkits([multi_turn(bfcl_data_dir)])
     assert set(registry.toolkits) == set(CLASSES)
-    assert registry.tool_count == 128
+    assert registry.tool_count == 130
     for name, toolkit in registry.toolkits.items():
         writes = {op.operation_id for op in toolkit.operations.values() if op.access == "write"}
         assert writes == WRITES[name], name
@@ -98,20 +100,20 @@ def test_rules_responses_fit_every_multi_turn_result_schema(bfcl_data_dir: Path)
 
 def test_build_is_byte_identical_and_skipped_when_up_to_date(bfcl_data_dir: Path, tmp_path: Path) -> None:
     run_build(tmp_path, "--no-validate")
-    for sub in (Path("bfcl/openapi/single_turn"), Path("bfcl/openapi/multi_turn")):
+    for sub in (Path("bfcl/openapi/single_turn"), Path("bfcl/openapi/multi_turn"), Path("bfcl/openapi/memory")):
         left, right = bfcl_data_dir / sub, tmp_path / sub
         names = sorted(p.name for p in left.iterdir())
         assert names == sorted(p.name for p in right.iterdir())
         match, mismatch, errors = filecmp.cmpfiles(left, right, names, shallow=False)
         assert not mismatch and not errors
     again = run_build(tmp_path, "--no-validate")
-    assert again.stdout.count("up to date") == 2
+    assert again.stdout.count("up to date") == 3
 
 
 @pytest.mark.slow
 def test_every_single_turn_toolkit_loads(bfcl_data_dir: Path) -> None:
     registry = load_toolkits([single_turn(bfcl_data_dir)])
-    assert len(registry.toolkits) == 3491
+    assert len(registry.toolkits) == 3641
     op = registry.get("multiple_0", "triangle_properties_get")
     assert op.original_name == "triangle_properties.get"
     assert op.args_validator.is_valid({"side1": 5, "side2": 4, "side3": 3})
