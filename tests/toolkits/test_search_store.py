@@ -4,6 +4,8 @@ reported on first use with the start-up check's message."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 import os
 import shutil
@@ -158,3 +160,35 @@ def test_mcp_names_every_tool_from_the_catalogue_and_loads_only_what_is_called(k
         catalog.get("weather__get_forcast")
     assert unknown.value.suggestions[0] == "weather__get_forecast"
     assert [t.name for t in catalog.listing] == [t.name for t in eager.listing] and registry.toolkits.loaded() == 2
+
+
+def test_a_server_loads_a_toolkit_on_its_first_call_off_the_event_loop(kits: Path, make_client):
+    client = make_client(schemas_dirs=[kits])
+    toolkits = client.app.state.gecko.registry.toolkits
+    assert client.get("/health").json()["toolkits_loaded"] == 0
+    stub, on_loop = toolkits.pending("weather"), []
+
+    def load():
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:
+            on_loop.append(False)
+        return stub.load()
+
+    toolkits.add_lazy(dataclasses.replace(stub, load=load))
+    session = {"X-Session-ID": client.get("/session-id").json()["session_id"]}
+    reply = client.post("/weather/get_forecast", json={"city": "Paris"}, headers=session)
+    assert reply.status_code == 200 and on_loop == [False]
+    assert client.get("/health").json()["toolkits_loaded"] == 1
+
+
+def test_a_faulty_document_answers_a_problem_naming_it_on_first_use(kits: Path, make_client):
+    _break_in_place(kits / "weather.json")
+    client = make_client(schemas_dirs=[kits])
+    session = {"X-Session-ID": client.get("/session-id").json()["session_id"]}
+    for _ in range(2):
+        reply = client.post("/weather/get_forecast", json={"city": "Paris"}, headers=session)
+        assert reply.status_code == 500 and reply.json()["type"].endswith("toolkit-unavailable")
+        assert "weather.json" in reply.json()["detail"] and "unsupported 'openapi' version" in reply.json()["detail"]
+    assert client.post("/airline/book_flight", json={"flight_id": "F1"}, headers=session).status_code == 200

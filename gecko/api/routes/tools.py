@@ -3,6 +3,7 @@ own `{method} [/{toolkit}]{path}`. Unknown tool → 404 with the nearest names; 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -104,6 +105,8 @@ router.add_route("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POS
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
     """Call a tool by operationId; the JSON body is the arguments object."""
     registry = get_context(request).registry
+    if registry.toolkits.pending(toolkit) is not None:  # its first use (a prebuilt index): compile it off the loop
+        await asyncio.to_thread(registry.toolkit, toolkit)
     try:
         operation = registry.get(toolkit, operation_id)
     except ToolNotFound as not_found:
