@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import copy
 import importlib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
 from bfcl_eval.eval_checker.agentic_eval.agentic_checker import agentic_checker
-from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
 
 from benchmarks.bfcl.categories import MEMORY_CATEGORIES, is_memory
 from benchmarks.bfcl.parse import CallParseError, parse_calls
 from benchmarks.bfcl.scoring import EntryScore
+from utils.paths import default_cache_dir
 
 PREREQ_MARK = "_prereq"
 
@@ -105,6 +106,14 @@ def _entry(raw: Mapping[str, Any], category: str, answers: Mapping[str, Sequence
                        tuple(dict(doc) for doc in raw["function"]), tuple(answers.get(str(raw["id"]), ())))
 
 
+def _bfcl_utils() -> Any:
+    """`bfcl_eval.utils`, imported with `BFCL_PROJECT_ROOT` set: its config makes `result/`, `score/` and
+    `.file_locks/` under that root when imported, which is site-packages by default (read-only in an install, and no
+    place for a run's files); here it is a directory of Gecko's per-user cache unless the caller chose one."""
+    os.environ.setdefault("BFCL_PROJECT_ROOT", str(default_cache_dir() / "bfcl-project"))
+    return importlib.import_module("bfcl_eval.utils")
+
+
 def load_memory_tasks(category: str) -> list[MemoryTask]:
     """Every question of a memory category with its scenario's prerequisites, as `bfcl generate` loads them
     (`load_dataset_entry`: ids renamed per backend, the answer-format system message, the class's function docs).
@@ -115,8 +124,8 @@ def load_memory_tasks(category: str) -> list[MemoryTask]:
     if not is_memory(category):
         raise ValueError(f"{category!r} is not a memory category; choose from {', '.join(MEMORY_CATEGORIES)}")
     answers = {str(row["id"]).replace("memory", category, 1): tuple(str(a) for a in row["ground_truth"])
-               for row in load_ground_truth_entry(category)}
-    entries = [_entry(raw, category, answers) for raw in load_dataset_entry(category)]
+               for row in _bfcl_utils().load_ground_truth_entry(category)}
+    entries = [_entry(raw, category, answers) for raw in _bfcl_utils().load_dataset_entry(category)]
     prereqs: dict[str, list[MemoryEntry]] = {}
     for entry in entries:
         if entry.is_prereq:
