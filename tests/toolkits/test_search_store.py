@@ -189,6 +189,6 @@ def test_a_faulty_document_answers_a_problem_naming_it_on_first_use(kits: Path, 
     session = {"X-Session-ID": client.get("/session-id").json()["session_id"]}
     for _ in range(2):
         reply = client.post("/weather/get_forecast", json={"city": "Paris"}, headers=session)
-        assert reply.status_code == 500 and reply.json()["type"].endswith("toolkit-unavailable")
+        assert reply.status_code == 503 and reply.json()["type"].endswith("toolkit-unavailable")
         assert "weather.json" in reply.json()["detail"] and "unsupported 'openapi' version" in reply.json()["detail"]
     assert client.post("/airline/book_flight", json={"flight_id": "F1"}, headers=session).status_code == 200
