@@ -37,7 +37,11 @@ from benchmarks.bfcl.leaderboard import Scored, leaderboard, sweep_lines
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, WebSearchTask, load_category, load_tasks
 from benchmarks.bfcl.multi_agents import TurnAgentsFactory, multi_turn_agents
 from benchmarks.bfcl.multi_turn import MultiTaskOutcome, run_multi_task
-from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, evaluate_official
+from benchmarks.bfcl.official import (
+    OFFICIAL_HANDLER,
+    OFFICIAL_SCORE_DIR,
+    check_against_official,
+)
 from benchmarks.bfcl.overall import overall_report
 from benchmarks.bfcl.preflight import (
     MULTI_TURN_GECKO,
@@ -387,22 +391,10 @@ class _Bfcl:
         for entry in entries:
             if entry.status == "done" and entry.score is not None and not is_fault_arm(entry.key):
                 done.setdefault(entry.group, []).append(entry.score)
-        if not done:
-            return OfficialCheck(problems=("the run has no scored task: nothing to check",))
-        categories = sorted(done)
-        partial = any(len(done[c]) < self._dataset_size(c) for c in categories)
-        try:
-            official, command = evaluate_official(run_dir / RESULT_DIR, self.settings.model, categories,
-                                                  run_dir / OFFICIAL_SCORE_DIR, partial=partial)
-        except (RuntimeError, OSError) as exc:
-            return OfficialCheck(problems=(str(exc),))
-        rows = []
-        for category in categories:
-            rows.append((f"{category} correct", int(sum(done[category])), official[category].correct))
-            rows.append((f"{category} scored", len(done[category]), official[category].total))
         notes = ((f"scored under {OFFICIAL_HANDLER}: a registered prompt-mode handler, whose decoder reads the text "
                   "our result files hold"),)
-        return OfficialCheck(tuple(rows), (command,), notes=notes)
+        return check_against_official(done, self._dataset_size, run_dir / RESULT_DIR, self.settings.model,
+                                      run_dir / OFFICIAL_SCORE_DIR, notes)
 
     def _gecko_checks(self, items: Sequence[WorkItem]) -> tuple[list[str], Callable[[HealthInfo], None], str]:
         """The toolkits the selected tasks need, the check of Gecko's health report, and the command that starts

@@ -35,7 +35,7 @@ from benchmarks.bfcl.memory import MemoryTask, backend_problem, load_memory_task
 from benchmarks.bfcl.memory_oracle import oracle_agents
 from benchmarks.bfcl.memory_run import PlayedEntry, Rehearsal, TurnAgentsFor, play_entry, play_prereqs
 from benchmarks.bfcl.multi_agents import MULTI_TURN_SYSTEM_PROMPT
-from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, evaluate_official
+from benchmarks.bfcl.official import OFFICIAL_HANDLER, OFFICIAL_SCORE_DIR, check_against_official
 from benchmarks.bfcl.preflight import check_multi_turn_health
 from benchmarks.bfcl.run_config import BfclRunConfig
 from benchmarks.bfcl.runtime import OPENAPI_DIR
@@ -244,20 +244,8 @@ class BfclMemory(_Bfcl):
         for entry in entries:
             if entry.status == "done" and entry.score is not None:
                 done.setdefault(entry.group, []).append(entry.score)
-        if not done:
-            return OfficialCheck(problems=("the run has no scored task: nothing to check",))
-        categories = sorted(done)
-        partial = any(len(done[c]) < self._dataset_size(c) for c in categories)
-        try:
-            official, command = evaluate_official(run_dir / RESULT_DIR, self.settings.model, categories,
-                                                  run_dir / OFFICIAL_SCORE_DIR, partial=partial)
-        except (RuntimeError, OSError) as exc:
-            return OfficialCheck(problems=(str(exc),))
-        rows: list[tuple[str, Any, Any]] = []
-        for category in categories:
-            rows.append((f"{category} correct", int(sum(done[category])), official[category].correct))
-            rows.append((f"{category} scored", len(done[category]), official[category].total))
-        return OfficialCheck(tuple(rows), (command,), notes=(f"scored under {OFFICIAL_HANDLER}",))
+        return check_against_official(done, self._dataset_size, run_dir / RESULT_DIR, self.settings.model,
+                                      run_dir / OFFICIAL_SCORE_DIR, (f"scored under {OFFICIAL_HANDLER}",))
 
 
 def task_details(run_dir: Path, key: str, entry: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:

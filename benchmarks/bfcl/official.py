@@ -24,12 +24,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.bfcl.categories import category_dir, result_file_name, score_file_name
 from benchmarks.bfcl.export import model_dir_name
+from benchmarks.runner import OfficialCheck
 from benchmarks.runner.official_venv import PinnedVenv
 from utils.paths import REPO_ROOT
 
@@ -125,6 +126,33 @@ SHIM = """#!/bin/sh
 # pinned "lite" set, built on first use (benchmarks/bfcl/official.py). Written by `make setup`.
 exec "$(dirname "$0")/python" -m benchmarks.bfcl.official bfcl "$@"
 """
+
+
+def check_against_official(done: Mapping[str, Sequence[float]], dataset_size: Callable[[str], int], result_dir: Path,
+                           model: str, score_dir: Path, notes: tuple[str, ...]) -> OfficialCheck:
+    """`bfcl evaluate` on a run's result files beside our own scores: correct and scored counts per category.
+
+    Args:
+        done: our score of every scored task, by category.
+        dataset_size: a category's task count (fewer scored tasks make the official run a partial one).
+        result_dir: where the run's result files are.
+        model: the run's model (its result files' directory name).
+        score_dir: where the official score files go.
+        notes: what the check should say about how it was scored.
+    """
+    if not done:
+        return OfficialCheck(problems=("the run has no scored task: nothing to check",))
+    categories = sorted(done)
+    partial = any(len(done[c]) < dataset_size(c) for c in categories)
+    try:
+        official, command = evaluate_official(result_dir, model, categories, score_dir, partial=partial)
+    except (RuntimeError, OSError) as exc:
+        return OfficialCheck(problems=(str(exc),))
+    rows: list[tuple[str, object, object]] = []
+    for category in categories:
+        rows.append((f"{category} correct", int(sum(done[category])), official[category].correct))
+        rows.append((f"{category} scored", len(done[category]), official[category].total))
+    return OfficialCheck(tuple(rows), (command,), notes=notes)
 
 
 def install_shim(path: Path) -> None:
