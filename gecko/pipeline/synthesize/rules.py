@@ -12,7 +12,7 @@ from gecko.pipeline.stages import CallContext, Synthesis
 from gecko.pipeline.world import call_seed, respond
 from gecko.toolkits.model import Operation
 from utils.roles import ENGINE_RULES
-from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance
+from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance, generate_member
 
 NO_SCHEMA_RESPONSE = {"status": "ok"}
 """What an operation without a (JSON) response schema returns."""
@@ -50,7 +50,8 @@ class RulesSynthesizer:
         seed = call_seed(ctx.session_id, op.tool_name, ctx.arguments)
         if op.world is not None:
             answer = respond(op, ctx.arguments, ctx.state, seed,
-                             lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache))
+                             lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache),
+                             lambda field, salt: generate_member(op.response_schema, field, salt, self._cache))
             if answer is not None:
                 return Synthesis(body=answer.body, engine=self.engine, status=answer.status, notes=list(answer.notes))
         body = synthesize_rules(op, ctx.arguments, seed, self._cache)

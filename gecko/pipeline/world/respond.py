@@ -39,6 +39,9 @@ from utils.schema.instance import UnsatisfiableSchema, generate_instance
 
 Generate = Callable[[Mapping[str, Any], str], Any]
 """(echo values, seed) → a response that validates against the operation's schema."""
+Member = Callable[[str, str], Any]
+"""(field, seed) → a value for one top-level field of the operation's response alone (`LookupError` where it cannot
+be made alone): a new id without generating the whole response again."""
 COUNT_FIELDS = ("count", "total", "total_count", "totalCount")
 """Integer fields of a list response that say how many items it lists."""
 MIN_SHARED_FIELDS = 2
@@ -221,7 +224,7 @@ def _echo_state(op: Operation, world: WorldBinding, state: Mapping[str, Any], ar
 
 
 def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any], seed: str,
-            generate: Generate) -> WorldAnswer | None:
+            generate: Generate, member: Member | None = None) -> WorldAnswer | None:
     """The response the world model gives this call, or None to generate one as usual.
 
     Args:
@@ -230,6 +233,7 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         state: the session state before the call.
         seed: the call's seed (the same one the state side derives ids from).
         generate: the schema-driven generator of the operation's response.
+        member: the generator of one field of it (a create's id drawn again when taken); None: `generate`'s.
     """
     world = op.world
     if world is None or not usable(state, world):
@@ -251,7 +255,8 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         base = generate(arguments, seed)
         proposed = base.get(resource.id_field, ABSENT) if isinstance(base, dict) else ABSENT
         record_id = new_id(state, world, resource, records, proposed,
-                           lambda salt: _regenerated(generate, arguments, seed, salt, resource.id_field), seed)
+                           lambda salt: _regenerated(generate, member, arguments, seed, salt, resource.id_field),
+                           seed)
         record = created_record(arguments, resource, record_id, server_values(resource, base))
         return WorldAnswer(faithful(record, world.response_fields, lambda: base, op.response_is_valid,
                                     _about(world, resource)), op.success_status)
@@ -275,6 +280,12 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
     return _record_answer(op, world, record, arguments, seed, generate, resource)
 
 
-def _regenerated(generate: Generate, arguments: Mapping[str, Any], seed: str, salt: str, id_field: str) -> Any:
+def _regenerated(generate: Generate, member: Member | None, arguments: Mapping[str, Any], seed: str, salt: str,
+                 id_field: str) -> Any:
+    if member is not None:
+        try:
+            return member(id_field, f"{seed}#id{salt}")
+        except (LookupError, UnsatisfiableSchema):
+            pass  # not a field of a plain object: the whole response again
     body = generate(arguments, f"{seed}#id{salt}")
     return body.get(id_field) if isinstance(body, dict) else None

@@ -9,6 +9,7 @@ from utils.schema.instance import (
     SchemaCache,
     UnsatisfiableSchema,
     generate_instance,
+    generate_member,
     is_error_branch,
     is_valid,
 )
@@ -154,3 +155,20 @@ def test_an_optional_property_with_a_contradictory_declaration_is_left_out():
     assert is_valid(schema, value) and "content_filter" not in value and "name" in value
     with pytest.raises(UnsatisfiableSchema):  # required, it still cannot be satisfied
         generate_instance({**schema, "required": ["name", "content_filter"]}, "s")
+
+
+def test_one_member_alone_from_an_object_or_its_success_branch() -> None:
+    record = {"type": "object", "required": ["id"],
+              "properties": {"id": {"type": "string", "minLength": 4}, "title": {"type": "string"},
+                             "code": {"type": "string", "pattern": "^N-[0-9]{4}$"}}}
+    with_error = {"oneOf": [{"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
+                            {"$ref": "#/$defs/Record"}], "$defs": {"Record": record}}
+    for schema in (record, with_error):
+        ids = {generate_member(schema, "id", f"seed-{n}") for n in range(20)}
+        assert len(ids) == 20 and all(is_valid(record["properties"]["id"], i) for i in ids)
+        assert generate_member(schema, "id", "seed-3") == generate_member(schema, "id", "seed-3")
+        assert is_valid(record["properties"]["code"], generate_member(schema, "code", "seed-3"))
+    with pytest.raises(LookupError):
+        generate_member(with_error, "error_code", "s")
+    with pytest.raises(LookupError):
+        generate_member({"type": "array", "items": record}, "id", "s")
