@@ -18,9 +18,11 @@ from benchmarks.bfcl.export import (
     single_turn_result,
     write_results,
 )
+from benchmarks.bfcl.languages import call_language
 from benchmarks.bfcl.loader import MultiTurnTask, SingleTurnTask, WebSearchTask, load_category
 from benchmarks.bfcl.oracle import multi_turn_oracle_calls, single_turn_oracle_calls
 from benchmarks.bfcl.scoring import CategoryScore, EntryScore
+from benchmarks.bfcl.source_calls import format_source_calls
 from benchmarks.bfcl.summary import summarise
 from benchmarks.bfcl.web_search import agentic_result, oracle_answer
 
@@ -32,6 +34,9 @@ def _oracle_result(task: SingleTurnTask | MultiTurnTask) -> object:
         return agentic_result([], oracle_answer(task))
     if isinstance(task, MultiTurnTask):
         return multi_turn_result([[turn] for turn in multi_turn_oracle_calls(task)])
+    language = call_language(task.category)
+    if language != "python":  # Java/JavaScript: the calls as source text, as the runner writes them
+        return format_source_calls(single_turn_oracle_calls(task), task.functions, language)
     return single_turn_result(single_turn_oracle_calls(task))
 
 
@@ -198,10 +203,12 @@ def test_full_oracle_sweep_scores_the_paper_overall(
     summary = json.loads((tmp_path / "score" / "oracle" / "summary.json").read_text())
     assert summary["categories"]["live_simple"]["correct_count"] == 256
     assert summary["categories"]["live_multiple"]["correct_count"] == 1050
-    assert summary["groups"]["non_live"]["accuracy"] == 1.0
+    assert summary["categories"]["simple_java"]["correct_count"] == 98  # 2 data bugs (see bfcl_support)
+    non_live = (6 + 0.98) / 7  # the unweighted mean of the 7 non-live categories
+    assert summary["groups"]["non_live"]["accuracy"] == pytest.approx(non_live)
     assert summary["groups"]["multi_turn"]["accuracy"] == 1.0
     # live: live_simple, live_multiple, live_parallel, live_parallel_multiple, live_irrelevance and live_relevance,
     # pooled (the oracle misses 2 + 3 known data bugs of live_simple and live_multiple)
     live = (256 + 1050 + 16 + 24 + 884 + 16) / (258 + 1053 + 16 + 24 + 884 + 16)
-    assert summary["overall"] == pytest.approx((1.0 + live + 1.0) / 3)
+    assert summary["overall"] == pytest.approx((non_live + live + 1.0) / 3)
     assert "[overall]" in capsys.readouterr().out
