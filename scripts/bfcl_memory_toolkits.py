@@ -4,8 +4,8 @@ of `gecko bfcl-memory`.
 Each class's function docs with the docs' `response` block as the success result plus the error object the memory
 classes return on failure (`{"error": "…"}`), `x-gecko-access` by observation (`memory_access`: a method that changed
 the memory in a probe is a write), and the empty memory as `info.x-gecko-default-state`
-(`benchmarks.bfcl.memory.memory_state`). `MemoryAPI_vector` has no toolkit: its class needs sentence-transformers
-and FAISS, which are not installed (its tasks are untested).
+(`benchmarks.bfcl.memory.memory_state`; the vector stores' exported form for `MemoryAPI_vector`, whose class is
+imported with FAISS and Gecko's sentence-transformers stand-in: `benchmarks.bfcl.sentence_standin`).
 """
 
 from __future__ import annotations
@@ -21,18 +21,20 @@ from benchmarks.bfcl.memory import memory_state
 from gecko.convert import ToolSpec, toolkit_document
 from gecko.convert.bfcl import bfcl_tools
 
-MEMORY_TOOLKIT_CLASSES: tuple[str, ...] = ("MemoryAPI_kv", "MemoryAPI_rec_sum")
+MEMORY_TOOLKIT_CLASSES: tuple[str, ...] = ("MemoryAPI_kv", "MemoryAPI_vector", "MemoryAPI_rec_sum")
 PROBE_VALUES: dict[str, Any] = {"key": "probe_key", "value": "changed value", "text": "changed text",
-                                "old_text": "probe", "new_text": "changed", "query": "probe", "k": 1}
+                                "old_text": "probe", "new_text": "changed", "query": "probe", "k": 1, "vec_id": 0}
 """Arguments of the access probes: every value differs from what `_filled` stored."""
 
 
 def _instance(class_name: str, filled: bool) -> object:
     instance = multi_turn_class(class_name)()
     if filled:
+        vector = class_name == "MemoryAPI_vector"  # its stores take a text and give it an id (0 here)
         for name in ("core_memory_add", "archival_memory_add"):
             if hasattr(instance, name):
-                getattr(instance, name)(key="probe_key", value="probe value")
+                getattr(instance, name)(**({"text": "probe value"} if vector else
+                                           {"key": "probe_key", "value": "probe value"}))
         if hasattr(instance, "memory_append"):
             instance.memory_append(text="probe text")
     return instance

@@ -77,12 +77,13 @@ def func_doc_file(class_name: str) -> SourceFile:
 
 
 def multi_turn_class(class_name: str) -> type:
-    """The tool class itself, from `bfcl_eval.eval_checker.multi_turn_eval.func_source_code`."""
-    import importlib
-
+    """The tool class itself, from `bfcl_eval.eval_checker.multi_turn_eval.func_source_code` (`MemoryAPI_vector`
+    with the sentence-transformers stand-in where that package is missing: `benchmarks.bfcl.sentence_standin`)."""
     from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
 
-    return getattr(importlib.import_module(CLASS_FILE_PATH_MAPPING[class_name]), class_name)
+    from benchmarks.bfcl.sentence_standin import import_tool_module
+
+    return getattr(import_tool_module(CLASS_FILE_PATH_MAPPING[class_name]), class_name)
 
 
 def multi_turn_tasks() -> Iterator[tuple[dict[str, Any], list[list[str]]]]:

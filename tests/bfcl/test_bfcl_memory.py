@@ -2,13 +2,14 @@
 as the official loader builds them, the prerequisite conversations played first (GATS rehearsals on Gecko, then
 bfcl-eval's own memory classes; snapshots carry the memory to the questions), the result files in the layout
 `bfcl generate` leaves, our score as `bfcl evaluate` scores agentic entries (and, slow, `bfcl evaluate` itself
-agreeing), and the vector backend `untested` (never scored) where its dependencies are missing."""
+agreeing); the vector backend on FAISS and all-MiniLM-L6-v2 (Gecko's numpy stand-in for sentence-transformers), and
+`untested` (never scored) where FAISS is missing."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from benchmarks.bfcl.memory_benchmark import MEMORY_OPENAPI_DIR
 from benchmarks.bfcl.memory_run import Rehearsal, play_entry
 from benchmarks.bfcl.multi_agents import MULTI_TURN_SYSTEM_PROMPT
 from benchmarks.bfcl.official import bfcl_venv
+from benchmarks.bfcl.sentence_standin import VECTOR_MODULE
 from benchmarks.runner.summary import EXIT_OK, EXIT_UNSCORED
 from gats import GatsConfig
 from gats.turns import TurnAgents
@@ -75,27 +77,34 @@ def test_tasks_are_the_official_entries_with_their_scenarios_prerequisites() -> 
 
 def test_the_memory_toolkits_declare_what_the_classes_do() -> None:
     """Access kinds observed on the real classes (a write changed the memory), the empty memory as default state."""
-    if not (MEMORY_OPENAPI_DIR / "MemoryAPI_kv.json").exists():
+    if not (MEMORY_OPENAPI_DIR / "MemoryAPI_vector.json").exists():
         missing("the BFCL memory toolkits are not built (make toolkits / scripts/build_toolkits.py)")
-    kinds = {}
-    for name, state in (("MemoryAPI_kv", {"core_memory": {}, "archival_memory": {}}), ("MemoryAPI_rec_sum",
-                                                                                      {"memory": ""})):
+    empty_store = {"next_id": 0, "store": {}}
+    reads = {}
+    for name, state, tools in (
+            ("MemoryAPI_kv", {"core_memory": {}, "archival_memory": {}}, 15),
+            ("MemoryAPI_vector", {"core_memory": empty_store, "archival_memory": empty_store}, 12),
+            ("MemoryAPI_rec_sum", {"memory": ""}, 5)):
         document = json.loads((MEMORY_OPENAPI_DIR / f"{name}.json").read_text())
-        assert document["info"]["x-gecko-default-state"] == state
-        kinds.update({path.strip("/"): op["post"]["x-gecko-access"] for path, op in document["paths"].items()})
-    assert {k for k, v in kinds.items() if v == "read"} == {
-        "archival_memory_key_search", "archival_memory_list_keys", "archival_memory_retrieve",
-        "core_memory_key_search", "core_memory_list_keys", "core_memory_retrieve", "core_memory_retrieve_all",
-        "memory_retrieve"}
-    assert len(kinds) == 20
+        assert document["info"]["x-gecko-default-state"] == state and len(document["paths"]) == tools
+        reads[name] = {path.strip("/") for path, op in document["paths"].items()
+                       if op["post"]["x-gecko-access"] == "read"}
+    assert reads == {
+        "MemoryAPI_kv": {"archival_memory_key_search", "archival_memory_list_keys", "archival_memory_retrieve",
+                         "core_memory_key_search", "core_memory_list_keys", "core_memory_retrieve",
+                         "core_memory_retrieve_all"},
+        "MemoryAPI_vector": {"archival_memory_retrieve", "archival_memory_retrieve_all", "core_memory_retrieve",
+                             "core_memory_retrieve_all"},
+        "MemoryAPI_rec_sum": {"memory_retrieve"}}
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("category", ["memory_kv", "memory_rec_sum"])
+@pytest.mark.parametrize("category", ["memory_kv", "memory_vector", "memory_rec_sum"])
 def test_the_oracle_answers_from_the_memory_its_prerequisites_left(memory_gecko: str, tmp_path: Path,
                                                                    category: str) -> None:
     """The oracle writes each answer during a different prerequisite conversation and reads it back in the question
-    from the real memory: 1.0 only if the prerequisites ran first and each snapshot reached the next entry."""
+    from the real memory: 1.0 only if the prerequisites ran first and each snapshot reached the next entry (vector:
+    and the question's embedding found its answer's text among the stored ones by FAISS search)."""
     run_dir = _run(memory_gecko, tmp_path, "--category", category, "--num-tasks", "4")
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["evaluation"]["categories"][category] | {"result_file": None} == {
@@ -169,15 +178,15 @@ def test_score_follows_the_official_agentic_rules() -> None:
     assert score_memory(task, [["35"], ["35"]]).error_type == "agentic:inference_error"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None,
-                    reason="the vector backend's dependencies are installed here")
 @pytest.mark.integration
-def test_the_vector_backend_is_untested_not_scored_without_its_dependencies(memory_gecko: str,
-                                                                           tmp_path: Path) -> None:
+def test_the_vector_backend_is_untested_not_scored_without_faiss(memory_gecko: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, VECTOR_MODULE, raising=False)
+    monkeypatch.setitem(sys.modules, "faiss", None)  # as if faiss-cpu were not installed
     run_dir = _run(memory_gecko, tmp_path, "--category", "vector", "--num-tasks", "2", code=EXIT_UNSCORED)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert (summary["groups"]["memory_vector"]["untested"], summary["groups"]["memory_vector"]["score"]) == (2, None)
-    assert "backend_unavailable" in json.dumps(summary) and "sentence_transformers" in json.dumps(summary)
+    assert "backend_unavailable" in json.dumps(summary) and "faiss-cpu" in json.dumps(summary)
     assert not (run_dir / "result" / ORACLE / "agentic" / "memory" / "vector").exists()
 
 
@@ -199,20 +208,19 @@ def test_refused_settings_say_why(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_bfcl_evaluate_agrees_with_our_counts_right_and_wrong(memory_gecko: str, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """`gecko score --official` runs `bfcl evaluate` on the result files: the same correct and scored counts for kv
-    and rec_sum, with one wrong answer in each (the oracle forgets question 1)."""
+    """`gecko score --official` runs `bfcl evaluate` on the result files: the same correct and scored counts for each
+    backend, with one wrong answer in each (the oracle forgets question 1)."""
     bfcl_venv().ensure()
     real = memory_oracle.recalled
     monkeypatch.setattr(memory_oracle, "recalled",
                         lambda category, index, content: None if index == 1 else real(category, index, content))
-    run_dir = _run(memory_gecko, tmp_path, "--category", "all", "--num-tasks", "3",
-                   code=EXIT_UNSCORED)  # vector: untested
+    run_dir = _run(memory_gecko, tmp_path, "--category", "all", "--num-tasks", "3")
     capsys.readouterr()
     assert gecko_main(["score", "--official", str(run_dir)]) == 0
     out = capsys.readouterr().out
     assert "the official tools agree with our figures" in out
-    for category in ("memory_kv", "memory_rec_sum"):
+    for category in ("memory_kv", "memory_vector", "memory_rec_sum"):
         assert f"{category} correct" in out
     metrics = json.loads((run_dir / "summary.json").read_text())["evaluation"]["categories"]
-    assert {c: (m["correct"], m["scored"]) for c, m in metrics.items()} == {"memory_kv": (2, 3),
-                                                                          "memory_rec_sum": (2, 3)}
+    assert {c: (m["correct"], m["scored"]) for c, m in metrics.items()} == {
+        "memory_kv": (2, 3), "memory_vector": (2, 3), "memory_rec_sum": (2, 3)}
