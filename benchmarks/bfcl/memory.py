@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import importlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,9 +33,9 @@ from bfcl_eval.eval_checker.agentic_eval.agentic_checker import agentic_checker
 
 from benchmarks.bfcl.categories import MEMORY_CATEGORIES, is_memory
 from benchmarks.bfcl.parse import CallParseError, parse_calls
+from benchmarks.bfcl.project_root import keep_out_of_site_packages
 from benchmarks.bfcl.scoring import EntryScore
 from benchmarks.bfcl.sentence_standin import import_tool_module
-from utils.paths import default_cache_dir
 
 PREREQ_MARK = "_prereq"
 
@@ -111,10 +110,8 @@ def _entry(raw: Mapping[str, Any], category: str, answers: Mapping[str, Sequence
 
 
 def _bfcl_utils() -> Any:
-    """`bfcl_eval.utils`, imported with `BFCL_PROJECT_ROOT` set: its config makes `result/`, `score/` and
-    `.file_locks/` under that root when imported, which is site-packages by default (read-only in an install, and no
-    place for a run's files); here it is a directory of Gecko's per-user cache unless the caller chose one."""
-    os.environ.setdefault("BFCL_PROJECT_ROOT", str(default_cache_dir() / "bfcl-project"))
+    """`bfcl_eval.utils`, imported with `BFCL_PROJECT_ROOT` out of site-packages (`project_root`)."""
+    keep_out_of_site_packages()
     return importlib.import_module("bfcl_eval.utils")
 
 

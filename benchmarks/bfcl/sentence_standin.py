@@ -27,6 +27,7 @@ from types import ModuleType
 import numpy as np
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
 
+from benchmarks.bfcl.project_root import keep_out_of_site_packages
 from gecko.toolkits.search_encoder import MODEL_NAME, EncoderUnavailable, SentenceEncoder, model_dir
 
 VECTOR_MODULE = CLASS_FILE_PATH_MAPPING["MemoryAPI_vector"]
@@ -102,6 +103,7 @@ def import_tool_module(module_name: str) -> ModuleType:
         ImportError: the module cannot be imported (FAISS missing, or the stand-in's model or `tokenizers` missing:
             the message says which).
     """
+    keep_out_of_site_packages()  # the memory classes' metaclass imports bfcl-eval's config, which makes directories
     if module_name != VECTOR_MODULE or module_name in sys.modules or not uses_standin():
         return importlib.import_module(module_name)
     standin = standin_module()

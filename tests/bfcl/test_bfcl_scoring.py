@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,22 @@ def test_multi_turn_function_calling_steps() -> None:
     assert score_multi_turn(task, as_fc).valid
     unwritable = [[[{"cd": '{"folder": NaN}'}], *as_fc[0]], *as_fc[1:]]
     assert score_multi_turn(task, unwritable).valid
+
+
+def test_memory_classes_and_loaders_keep_bfcl_files_out_of_site_packages() -> None:
+    """bfcl-eval's config makes result/, score/ and .file_locks/ under its project root when imported (by the memory
+    classes' metaclass and `bfcl_eval.utils`); that root must never be site-packages (read-only in an install)."""
+    script = """
+import os, pathlib, bfcl_eval
+os.environ.pop("BFCL_PROJECT_ROOT", None)
+from benchmarks.bfcl.real_tools import load_tool_class
+from benchmarks.bfcl.memory import load_memory_tasks
+load_tool_class("MemoryAPI_kv")
+assert load_memory_tasks("memory_kv")
+from bfcl_eval.constants import eval_config
+site = pathlib.Path(bfcl_eval.__file__).parent.parent
+print(eval_config.PROJECT_ROOT.resolve() != site.resolve())
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+                          env={k: v for k, v in os.environ.items() if k != "BFCL_PROJECT_ROOT"})
+    assert done.stdout.strip() == "True"
