@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ from tests.infra import missing
 from utils.llm import load_prompt
 from utils.llm_stub.config import StubConfig
 from utils.llm_stub.testing import run_stub, stub_client
+from utils.paths import REPO_ROOT
 from utils.procs import gecko_server
 
 ORACLE = "scripted-oracle"
@@ -188,6 +190,18 @@ def test_the_vector_backend_is_untested_not_scored_without_faiss(memory_gecko: s
     assert (summary["groups"]["memory_vector"]["untested"], summary["groups"]["memory_vector"]["score"]) == (2, None)
     assert "backend_unavailable" in json.dumps(summary) and "faiss-cpu" in json.dumps(summary)
     assert not (run_dir / "result" / ORACLE / "agentic" / "memory" / "vector").exists()
+
+
+def test_without_faiss_the_toolkit_build_leaves_the_vector_class_out() -> None:
+    """`make toolkits` on a machine without FAISS: the other memory toolkits are built, the vector one is named as
+    left out (its tasks are untested), and the build does not fail."""
+    code = ("import sys; sys.modules['faiss'] = None; sys.path.insert(0, 'scripts'); import bfcl_memory_toolkits as m; "
+            "print([name for name, _ in m.memory_documents()])")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['MemoryAPI_kv', 'MemoryAPI_rec_sum']"
+    assert "no toolkit for MemoryAPI_vector" in done.stderr and "faiss" in done.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [
