@@ -185,3 +185,15 @@ def test_corruption_is_seeded_and_says_what_it_did() -> None:
     text, what = corrupt_text("plain words here", injection)
     assert text == "plain wo" and what["mode"] == "truncate"
     assert with_notice({"a": 1}, "n") == {"a": 1, "_notice": "n"} and with_notice([1], "n") == {"result": [1], "_notice": "n"}
+
+
+def test_a_blank_glob_is_what_the_documents_pattern_calls_blank() -> None:
+    """The schema says a glob matches `\\S` (ECMA-262: U+0085 and U+001C-U+001F are not whitespace there), so the
+    model refuses exactly the globs that pattern refuses: a schema-valid policy is never a 422 (make fuzz, ST202)."""
+    from utils.faults.policy import Match
+
+    for glob in ("\x85", "\x1c", "a b", "*"):
+        assert Match(tools=[glob]).tools == (glob,)
+    for blank in ("", " ", "\t\u3000\ufeff"):
+        with pytest.raises(ValueError, match="non-empty glob"):
+            Match(tools=[blank])

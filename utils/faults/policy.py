@@ -113,6 +113,16 @@ class StateCondition(_Strict):
         return self
 
 
+ECMA_WHITESPACE = frozenset("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+                            "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+"""What `\\s` matches in a JSON Schema pattern (ECMA-262), which is not Python's `str.isspace` (that also counts
+U+001C-U+001F and U+0085): a glob is blank when it holds nothing else, exactly where the schema's `\\S` fails."""
+
+
+def _blank(glob: str) -> bool:
+    return all(character in ECMA_WHITESPACE for character in glob)
+
+
 def _tools_schema(schema: dict[str, Any]) -> None:
     """`tools` as JSON Schema: one glob, or a non-empty list of them (a glob is not blank)."""
     glob = {"type": "string", "pattern": r"\S"}
@@ -153,7 +163,7 @@ class Match(_Strict):
 
     @model_validator(mode="after")
     def _window(self) -> Match:
-        if not self.tools or any(not glob.strip() for glob in self.tools):
+        if not self.tools or any(_blank(glob) for glob in self.tools):
             raise ValueError("tools must name at least one non-empty glob (use '*' for every tool)")
         if self.from_call is not None and self.until is not None and self.until < self.from_call:
             raise ValueError(f"until ({self.until}) is before from ({self.from_call}): the rule selects no call")
