@@ -12,23 +12,14 @@ from gecko.toolkits.loader import load_toolkits
 from gecko.toolkits.search import Tokenizer, ToolIndex, call_route
 from tests.infra import require_module
 from tests.toolkits.search_support import openai_function as _fn
+from tests.toolkits.search_support import write_airline_and_weather
 
 require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> ToolIndex:
-    root = tmp_path_factory.mktemp("kits")
-    write_document(from_openai([
-        _fn("search_flights", "Find flights between two airports on a date.", origin="IATA code of the departure airport"),
-        _fn("book_flight", "Book a seat on a flight for a passenger.", flight_id="the flight"),
-        _fn("cancelReservation", "Cancel an existing reservation.", reservation_id="the booking"),
-    ], title="Airline"), root / "airline.json")
-    write_document(from_openai([
-        _fn("get_weather", "Current weather for a city.", city="city name"),
-        _fn("get_forecast", "Seven-day weather forecast.", city="city name"),
-    ], title="Weather"), root / "weather.json")
-    return ToolIndex(load_toolkits([root]))
+    return ToolIndex(load_toolkits([write_airline_and_weather(tmp_path_factory.mktemp("kits"))]))
 
 
 def test_tokenizer_splits_names_and_stems():

@@ -22,6 +22,7 @@ from gecko.toolkits.search import ToolIndex
 from gecko.toolkits.search_store import INDEX_DIR, index_directory
 from tests.infra import missing, require_module
 from tests.toolkits.search_support import openai_function as _fn
+from tests.toolkits.search_support import write_airline_and_weather
 
 require_module("bm25s", "tool search needs the [search] extra (make setup installs it)")
 
@@ -29,23 +30,9 @@ QUERIES = ("book me a flight seat", "weather forecast for Paris", "cancel my res
            "qqqq zzzz")
 
 
-def _kits(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    write_document(from_openai([
-        _fn("search_flights", "Find flights between two airports on a date.", origin="IATA code of the departure airport"),
-        _fn("book_flight", "Book a seat on a flight for a passenger.", flight_id="the flight"),
-        _fn("cancelReservation", "Cancel an existing reservation.", reservation_id="the booking"),
-    ], title="Airline"), root / "airline.json")
-    write_document(from_openai([
-        _fn("get_weather", "Current weather for a city.", city="city name"),
-        _fn("get_forecast", "Seven-day weather forecast.", city="city name"),
-    ], title="Weather"), root / "weather.json")
-    return root
-
-
 @pytest.fixture
 def kits(tmp_path: Path) -> Path:
-    root = _kits(tmp_path / "kits")
+    root = write_airline_and_weather(tmp_path / "kits")
     index_directory(root, dense=False)
     return root
 
@@ -53,7 +40,7 @@ def kits(tmp_path: Path) -> Path:
 def test_the_index_is_mapped_and_ranks_as_the_one_built_in_memory(kits: Path, tmp_path: Path):
     files = {p.name for p in (kits / INDEX_DIR).rglob("*") if p.is_file()}
     assert {"catalogue.json", "dense-texts.json", "data.csc.index.npy", "vocab.index.json"} <= files
-    in_memory = ToolIndex(load_toolkits([_kits(tmp_path / "plain")]))  # the same documents, no index
+    in_memory = ToolIndex(load_toolkits([write_airline_and_weather(tmp_path / "plain")]))  # the same documents, no index
     registry = load_toolkits([kits])
     assert registry.stored is not None and len(registry.toolkits) == 2 and registry.tool_count == 5
     mapped = ToolIndex(registry)
@@ -125,7 +112,7 @@ def test_the_mapped_embeddings_rank_as_the_ones_built_in_memory(tmp_path: Path):
     except EncoderUnavailable as exc:
         missing(f"no embedding model here ({exc}); `make setup` installs it")
     cache = tmp_path / "cache"
-    kits = _kits(tmp_path / "kits")
+    kits = write_airline_and_weather(tmp_path / "kits")
     in_memory = ToolIndex(load_toolkits([kits]), dense=True, cache_dir=cache)
     in_memory.warm_dense()
     summary = index_directory(kits, dense=True, cache_dir=cache)
@@ -149,7 +136,7 @@ def test_the_mapped_embeddings_rank_as_the_ones_built_in_memory(tmp_path: Path):
 def test_mcp_names_every_tool_from_the_catalogue_and_loads_only_what_is_called(kits: Path, tmp_path: Path):
     from gecko.mcp.catalog import CatalogueMcpCatalog, McpCatalogs
 
-    eager = McpCatalogs(load_toolkits([_kits(tmp_path / "plain")])).get(None)
+    eager = McpCatalogs(load_toolkits([write_airline_and_weather(tmp_path / "plain")])).get(None)
     registry = load_toolkits([kits])
     catalog = McpCatalogs(registry).get(None)
     assert isinstance(catalog, CatalogueMcpCatalog) and registry.toolkits.loaded() == 0
