@@ -119,11 +119,11 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
     app.openapi = lambda: gecko_openapi(app, ctx)  # type: ignore[method-assign]
     # first: `POST /mcp/{toolkit}` has the shape of the tool route `POST /{toolkit}/{operationId}`
     app.router.routes.extend(mcp_routes(mcp))
-    # the viewer before the tool route: `POST /ui/login` has the shape of `POST /{toolkit}/{operationId}`
-    app.include_router(openapi_router(app.openapi))
-    app.include_router(docs_router("Gecko"))
-    for router in (ui.router, tools.router, health.router, search.router, toolkits.router, compat.router,
-                   session_views.router, sessions.router, tools.fallback_router):
+    # then the tool route, which leaves the viewer its `POST /ui/login` (same shape)
+    early = [openapi_router(app.openapi), docs_router("Gecko"), ui.router]
+    app.router.routes.append(tools.ToolCallRoute(shadowed_by=[route for router in early for route in router.routes]))
+    for router in (*early, health.router, search.router, toolkits.router, compat.router, session_views.router,
+                   sessions.router, tools.fallback_router):
         app.include_router(router)
     app.state.gecko_routes = tools.own_routes([m.router for m in (ui, health, search, toolkits, compat, session_views,
                                                                           sessions)])

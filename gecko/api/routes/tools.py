@@ -12,6 +12,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
 
 from gecko.api.arguments import arguments_from_request
 from gecko.api.deps import (
@@ -29,9 +31,6 @@ from gecko.toolkits.model import Operation
 from gecko.toolkits.registry import MethodNotAllowed, ToolNotFound
 from utils.httpstatus import is_success
 
-router = APIRouter(tags=["tools"])
-"""`POST /{toolkit}/{operationId}`: included before the other routers (no other route takes a POST on two
-segments, so matching it first changes no answer and spares the hot path a walk over every route)."""
 fallback_router = APIRouter(tags=["tools"])
 """The documents' own paths: a catch-all, included last."""
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -97,9 +96,29 @@ async def _serve_operation_id(request: Request) -> Response:
     return await call_by_operation_id(params["toolkit"], params["operation_id"], request)
 
 
-# Served by a plain Starlette route (no FastAPI parameter solving on the hot path); Gecko's OpenAPI document
-# lists every loaded tool as its own operation instead (gecko.api.openapi).
-router.add_route("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POST"], include_in_schema=False)
+class ToolCallRoute(Route):
+    """`POST /{toolkit}/{operationId}`, the hot path: a plain Starlette route on the app's own route list.
+
+    Not an included router: FastAPI matches an included router's routes twice (once to pick the router, once inside
+    it) and walks every router included before it, which cost more than the rest of a rules-engine call's routing.
+    This route sits right after MCP's and answers exactly the requests it answered when it was included after the
+    viewer's and the documentation's routers: a POST on two segments that none of the routes `shadowed_by` takes
+    (`POST /ui/login`). Anything else (another method, another shape) is no match here, and the routes after it
+    answer as before. No FastAPI parameter solving; Gecko's OpenAPI document lists every loaded tool as its own
+    operation instead (`gecko.api.openapi`).
+    """
+
+    def __init__(self, shadowed_by: list[BaseRoute]) -> None:
+        super().__init__("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POST"], include_in_schema=False)
+        self._shadowed_by = [route for route in shadowed_by if "POST" in (getattr(route, "methods", None) or ())]
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return Match.NONE, {}
+        match, child = super().matches(scope)
+        if match is Match.FULL and any(route.matches(scope)[0] is Match.FULL for route in self._shadowed_by):
+            return Match.NONE, {}
+        return match, child
 
 
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
