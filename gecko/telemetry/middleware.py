@@ -1,13 +1,15 @@
 """`TelemetryMiddleware`: the request id and the request metrics, as a pure ASGI middleware (it adds one header
 and a few counter writes to each request; no body is read or buffered).
 
-The id is the client's `X-Request-ID` when it is a plausible id (1-128 of `A-Za-z0-9._:-`), else a new one; it is
-echoed in the response's `X-Request-ID`, set for the request's log records and kept in `request.state.request_id`,
+The id is the client's `X-Request-ID` when it is a plausible id (1-128 of `A-Za-z0-9._:-`), else a new one (32 hex
+digits: a random prefix drawn once per middleware, so once per worker, and a counter; not a fresh `uuid4`, whose
+`urandom` call cost more than the rest of the middleware); it is echoed in the response's `X-Request-ID`, set for the request's log records and kept in `request.state.request_id`,
 from where the tool route writes it into the call's history entry.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import uuid
@@ -27,12 +29,23 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
-    """The client's request id when it sent a valid one, else a new random one."""
+def client_request_id(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The client's request id when it sent a valid one."""
     for key, value in headers:
         if key == _HEADER_KEY and _VALID_ID.match(value):
             return value.decode()
-    return uuid.uuid4().hex
+    return None
+
+
+class RequestIds:
+    """New request ids, unique across processes: a random 64-bit prefix drawn at creation and a 64-bit counter."""
+
+    def __init__(self) -> None:
+        self._prefix = uuid.uuid4().hex[:16]
+        self._counter = itertools.count()
+
+    def new(self) -> str:
+        return f"{self._prefix}{next(self._counter):016x}"
 
 
 class TelemetryMiddleware:
@@ -41,13 +54,14 @@ class TelemetryMiddleware:
     def __init__(self, app: App, metrics: GeckoMetrics) -> None:
         self.app = app
         self.metrics = metrics
+        self._ids = RequestIds()  # made in the worker (the app is built there), so every worker draws its own prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        request_id = request_id_of(scope.get("headers") or [])
+        request_id = client_request_id(scope.get("headers") or []) or self._ids.new()
         scope.setdefault("state", {})["request_id"] = request_id
         token = set_request_id(request_id)
         status = 500  # a response never started: the server failed
