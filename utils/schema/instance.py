@@ -181,7 +181,7 @@ class InstanceGenerator:
         self._root_schema = root
         self._defs = self._root.get("$defs") or _NO_DEFS
         self._seed = seed
-        self._rng = random.Random(int(hashlib.sha256(seed.encode()).hexdigest()[:16], 16))
+        self._rng_made: random.Random | None = None
         self._echo = echo or {}
         self._cache = cache if cache is not None else SchemaCache()
         self._left = MAX_GENERATED_SIZE
@@ -518,7 +518,13 @@ class InstanceGenerator:
         pool = fitting or samples
         if pool:
             return pool[int(self._hex(key, 8), 16) % len(pool)]
-        return "".join(self._rng.choice(string.ascii_lowercase) for _ in range(max(low, 1)))
+        return "".join(self._rng().choice(string.ascii_lowercase) for _ in range(max(low, 1)))
+
+    def _rng(self) -> random.Random:
+        """The run's random generator, seeded from its seed on first use (most runs never need it)."""
+        if self._rng_made is None:
+            self._rng_made = random.Random(int(hashlib.sha256(self._seed.encode()).hexdigest()[:16], 16))
+        return self._rng_made
 
     def _bounds(self, schema: dict[str, Any], integer: bool) -> tuple[float, float]:
         low, high = -math.inf, math.inf
