@@ -84,6 +84,7 @@ class SqliteStore(SessionStore):
 
     backend = "sqlite"
     unavailable_errors = (StoreFull,)
+    writes_in_order = True  # every write of the process goes through one writer thread's queue, in order
 
     def __init__(self, path: Path | str, retention: Retention) -> None:
         super().__init__(retention)

@@ -124,6 +124,10 @@ class SessionStore(abc.ABC):
     backend: str = "abstract"
     unavailable_errors: tuple[type[Exception], ...] = ()
     """Exceptions meaning the store cannot be reached right now (the API answers 503 with Retry-After)."""
+    writes_in_order: bool = False
+    """Commits started one after another are stored in that order (one FIFO writer per process), so a turn's next
+    write is handed to the store at once instead of after the previous one is stored: the writer can put them in
+    one transaction. A write that fails makes the ones started after it fail too (their version check)."""
 
     def __init__(self, retention: Retention) -> None:
         self.retention = retention
@@ -377,7 +381,8 @@ class SessionStore(abc.ABC):
 
     async def _commit_after(self, previous: asyncio.Future | None, record: SessionRecord,
                             commit: Commit) -> tuple[int, int, bool]:
-        await _settled(previous)
+        if not self.writes_in_order:
+            await _settled(previous)
         return await self._commit(record, commit, None)
 
     async def release(self, hold: Hold) -> None:
