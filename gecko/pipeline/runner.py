@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gecko.pipeline.faults import FaultPolicies, FaultStep
-from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange, Synthesis
+from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
 from gecko.pipeline.world import call_seed
@@ -313,13 +313,11 @@ class CallRunner:
         ctx = CallContext(session_id, operation, arguments, state, recent, config, usage, hold.owned)
 
         # The semantic check and the response are independent: run them together, so the critical path
-        # costs one LLM round trip; a rejected call discards its response. Without a semantic check there is
-        # nothing to run beside the response: it is awaited in place (a task per call cost a loop iteration).
+        # costs one LLM round trip; a rejected call discards its response.
         t = time.perf_counter()
-        synthesis_task: asyncio.Future[Synthesis] | None = None
+        synthesis_task = asyncio.create_task(self.engines.response.synthesize(ctx))
         verdict = SemanticVerdict("skipped", reason="no semantic validator configured")
         if self.engines.validation is not None:
-            synthesis_task = asyncio.create_task(self.engines.response.synthesize(ctx))
             try:
                 verdict = await self.engines.validation.check(ctx)
             except BaseException:
@@ -330,7 +328,6 @@ class CallRunner:
         if verdict.reason:
             validation["semantic_reason"] = verdict.reason
         if verdict.outcome == "invalid":
-            assert synthesis_task is not None  # only a semantic check says invalid
             synthesis_task.cancel()
             errors = [{"pointer": "", "keyword": "semantic", "message": m, "source": "semantic"} for m in verdict.errors]
             entry.update(status=422, errors=errors, validation=validation, timings_ms=timings, usage=usage)
@@ -338,7 +335,7 @@ class CallRunner:
                             config=fault.commit_config(operation.access, False) if fault is not None else None)
             return CallOutcome(422, None, semantic=verdict), commit, None
 
-        synthesis = await (synthesis_task if synthesis_task is not None else self.engines.response.synthesize(ctx))
+        synthesis = await synthesis_task
         body, fallback = synthesis.body, synthesis.fallback
         if synthesis.status >= 400:
             # The tool's own error (a record the world model does not have): answered, recorded, no state change.
