@@ -266,6 +266,10 @@ class McpCatalogs:
         self.registry = registry
         self._cache: dict[str | None, McpCatalog] = {}
 
+    def built(self, toolkit: str | None) -> bool:
+        """Whether the catalog of `toolkit` is built already (`get` then costs nothing)."""
+        return toolkit in self._cache
+
     def get(self, toolkit: str | None) -> McpCatalog:
         """The catalog of `/mcp` (None) or `/mcp/{toolkit}`.
 

@@ -18,6 +18,7 @@ GET, DELETE     ─► 405 (no server-initiated stream; a Gecko session ends by 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 from urllib.parse import parse_qs
@@ -102,8 +103,8 @@ class McpHttpEndpoint:
                                scope: Scope, receive: Receive, send: Send) -> None:
         binding = self._bind(toolkit, session_id)
         listing = self._listings.get(toolkit)
-        if request.method == "tools/list" and listing is None:
-            listing = self._listings[toolkit] = listing_json(binding)
+        if request.method == "tools/list" and listing is None:  # the first: may load toolkits, so in a thread
+            listing = self._listings[toolkit] = await asyncio.to_thread(listing_json, binding)
         body = await answer(request, binding, listing)
         await Response(body, headers={"Content-Type": "application/json"})(scope, receive, send)
 
@@ -112,9 +113,11 @@ class McpHttpEndpoint:
         if scope["method"] != "POST":
             await _jsonrpc_error(405, NOT_POST)(scope, receive, _with_headers(send, {"Allow": "POST"}))
             return
-        if toolkit is not None:
+        if not self.catalogs.built(toolkit):
+            # first use: loading the toolkit(s) of a prebuilt index and building the catalog compile documents, so
+            # it runs in a thread, not on the event loop every other request of this worker waits for
             try:
-                self.catalogs.get(toolkit)
+                await asyncio.to_thread(self.catalogs.get, toolkit)
             except ToolNotFound as exc:
                 hint = f"; did you mean: {', '.join(exc.suggestions)}" if exc.suggestions else ""
                 await _jsonrpc_error(404, f"{exc}{hint}")(scope, receive, send)

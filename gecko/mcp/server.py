@@ -11,6 +11,7 @@ streamable HTTP (per request, from the HTTP layer) and stdio (one session per pr
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -155,7 +156,7 @@ def build_server(binding: Callable[[], McpBinding], *, version: str, instruction
     @server.list_tools()
     async def _list_tools() -> types.ListToolsResult:
         current = binding()
-        listing = current.catalog.listing
+        listing = await asyncio.to_thread(lambda: current.catalog.listing)  # the first loads toolkits: off the loop
         return types.ListToolsResult(tools=[search_tool_listing(), *listing] if current.search is not None else listing)
 
     @server.call_tool(validate_input=False)  # the pipeline validates, and reports every violation at once

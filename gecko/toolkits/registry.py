@@ -149,6 +149,13 @@ class ToolkitRegistry:
 
     def _may_route(self, path: str) -> Iterator[Toolkit]:
         """The toolkits, in priority order, leaving out those not loaded yet that have no tool at `path`."""
+        for name in self._routing_names(path):
+            found = self.toolkits.get(name)
+            if found is not None:
+                yield found
+
+    def _routing_names(self, path: str) -> Iterator[str]:
+        """Names of the toolkits that may serve the bare document path `path`, in priority order (loaded or not)."""
         for name in self.toolkits:
             if self.toolkits.pending(name) is not None and name in self._routes:
                 patterns = self._route_patterns.get(name)
@@ -156,6 +163,12 @@ class ToolkitRegistry:
                     patterns = self._route_patterns[name] = [path_pattern(route) for route in self._routes[name]]
                 if not any(pattern.match(path) for pattern in patterns):
                     continue
-            found = self.toolkits.get(name)
-            if found is not None:
-                yield found
+            yield name
+
+    def match_loads(self, path: str) -> bool:
+        """Whether `match_path` on `path` would load a toolkit first (one registered from a prebuilt index and not
+        used yet): the caller can then match in a thread, so that compiling a large document does not hold up the
+        event loop."""
+        head = path.lstrip("/").partition("/")[0]
+        names = [self._aliases.get(head, head), *self._routing_names(path)]
+        return any(self.toolkits.pending(name) is not None for name in names)

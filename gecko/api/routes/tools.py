@@ -169,7 +169,10 @@ def _suggestions(request: Request) -> list[str]:
 async def _call_by_path(request: Request, fallback: ToolNotFound | None = None) -> Response:
     registry = get_context(request).registry
     try:
-        match = registry.match_path(request.method, request.url.path)
+        if registry.match_loads(request.url.path):  # a toolkit's first use (a prebuilt index): off the loop
+            match = await asyncio.to_thread(registry.match_path, request.method, request.url.path)
+        else:
+            match = registry.match_path(request.method, request.url.path)
     except MethodNotAllowed as exc:
         if fallback is not None and request.method == "POST":
             raise fallback from None
