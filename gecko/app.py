@@ -18,6 +18,7 @@ from starlette.requests import ClientDisconnect
 from gecko.api.deps import GeckoContext
 from gecko.api.docs_pages import docs_router, openapi_router
 from gecko.api.hosts import HostCheckMiddleware, accepted_hosts
+from gecko.api.lane import GeckoApp
 from gecko.api.openapi import gecko_openapi
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.routes import compat, health, search, session_views, sessions, toolkits, tools, ui
@@ -112,7 +113,7 @@ def create_app(settings: Settings, registry: ToolkitRegistry | None = None) -> F
         async with serving(ctx), mcp.run():
             yield
 
-    app = FastAPI(title="Gecko", version=ctx.version, lifespan=lifespan, docs_url=None, redoc_url=None,
+    app = GeckoApp(title="Gecko", version=ctx.version, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None,  # served by openapi_router: built once
                   description="Tool-call simulation server: validates calls, synthesizes responses, keeps state.")
     app.state.gecko = ctx
