@@ -9,12 +9,13 @@ import pytest
 from gecko.api.lane import GeckoApp
 
 KEY = "s3cret-key-for-the-lane"
+MCP = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 SKIPPED_HEADERS = {"x-request-id", "date", "server"}
 
 
 def _full_stack(monkeypatch: pytest.MonkeyPatch, app: GeckoApp) -> None:
     """From now on every request of `app` goes through the framework (the lane never matches)."""
-    monkeypatch.setattr(app, "_lane_match", lambda scope: None)
+    monkeypatch.setattr(app, "_lane_match", lambda scope: (None, {}))
 
 
 def _answer(reply) -> tuple[int, object, dict[str, str]]:
@@ -34,6 +35,14 @@ REQUESTS = [
     ("not JSON", "/notes/create_note", {"content": b"title=t", "headers": {"Content-Type": "text/plain"}}),
     ("no session", "/notes/get_note", {"json": {"note_id": "N-1"}, "session": False}),
     ("unknown session", "/notes/get_note", {"json": {"note_id": "N-1"}, "session": "nope"}),
+    ("MCP call", "/mcp/notes", {"json": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "get_note", "arguments": {"note_id": "N-1"}}}, "headers": MCP}),
+    ("MCP invalid call", "/mcp/notes", {"json": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "create_note", "arguments": {"body": 1}}}, "headers": MCP}),
+    ("MCP list", "/mcp", {"json": {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, "headers": MCP}),
+    ("MCP unknown toolkit", "/mcp/nopes", {"json": {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+                                           "headers": MCP}),
+    ("MCP not JSON", "/mcp/notes", {"content": b"{", "headers": MCP}),
 ]
 
 
@@ -55,8 +64,9 @@ def test_the_lane_answers_what_the_full_stack_answers(make_client, monkeypatch: 
             headers["X-Session-ID"] = session
         status, body, got = _answer(client.post(path, headers=headers, **options))
         got.pop("x-session-id", None)  # a new session per send: its id and the values drawn for it differ
-        if status < 300 and isinstance(body, dict):
-            body = sorted(body)
+        if status < 300 and isinstance(body, dict):  # the keys, and for MCP whether the call failed
+            result = body.get("result")
+            body = (sorted(body), result.get("isError") if isinstance(result, dict) else None)
             got.pop("content-length")
         return status, body, got
 
@@ -90,11 +100,12 @@ def test_the_lane_takes_only_what_the_router_gives_the_tool_route(make_client, m
     assert client.post("/notes/get_note", json={"note_id": "N-1"}, headers=session).status_code == 200
     client.post("/ui/login", data={"key": "x"})  # the viewer's, same shape
     client.post("/mcp/notes", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                headers={"Accept": "application/json, text/event-stream"})  # MCP's, same shape
+                headers={"Accept": "application/json, text/event-stream"})  # MCP's, same shape: its own endpoint
     client.get("/notes/get_note")  # another method: the document-path fallback answers it
     client.post("/notes/get_note/extra", json={})  # three segments
     client.post("/set-session-state", json={"state": {}}, headers=session)
-    assert taken == ["POST /notes/get_note"]
+    assert taken == ["POST /notes/get_note", "POST /mcp/notes"]
+    assert [type(route).__name__ for route in app._lane_routes] == ["Route", "Route", "ToolCallRoute"]
 
 
 def test_a_failure_inside_the_lane_is_the_handlers_500(make_client, monkeypatch: pytest.MonkeyPatch):
