@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import BaseRoute, Match, Route, get_route_path
 from starlette.types import Scope
 
 from gecko.api.arguments import arguments_from_request
@@ -110,14 +110,18 @@ class ToolCallRoute(Route):
 
     def __init__(self, shadowed_by: list[BaseRoute]) -> None:
         super().__init__("/{toolkit}/{operation_id}", _serve_operation_id, methods=["POST"], include_in_schema=False)
-        self._shadowed_by = [route for route in shadowed_by if "POST" in (getattr(route, "methods", None) or ())]
+        self._shadowing = [route.path_regex for route in shadowed_by
+                           if isinstance(route, Route) and "POST" in (route.methods or ())]
+        """Path patterns of the POST routes that take their requests first (a POST route matches by its path)."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if scope["type"] != "http" or scope["method"] != "POST":
             return Match.NONE, {}
         match, child = super().matches(scope)
-        if match is Match.FULL and any(route.matches(scope)[0] is Match.FULL for route in self._shadowed_by):
-            return Match.NONE, {}
+        if match is Match.FULL and self._shadowing:
+            path = get_route_path(scope)
+            if any(pattern.match(path) for pattern in self._shadowing):
+                return Match.NONE, {}
         return match, child
 
 
