@@ -16,6 +16,7 @@ type.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from fastapi import FastAPI
@@ -48,7 +49,7 @@ class GeckoApp(FastAPI):
                 return
         await super().__call__(scope, receive, send)
 
-    def _lane_match(self, scope: Scope) -> tuple[Route | None, dict[str, Any]]:
+    def _lane_match(self, scope: Scope) -> tuple[Route | None, Scope]:
         """The lane's route the router would give `scope` to, with its child scope; (None, {}) if none."""
         if self._lane_routes is None:
             self._lane_routes = _head_routes(self.router.routes)
@@ -96,7 +97,8 @@ class GeckoApp(FastAPI):
         for cls in type(exc).__mro__:
             handler = self.exception_handlers.get(cls)
             if handler is not None:
-                return await handler(request, exc)
+                response = handler(request, exc)  # Gecko's handlers are coroutines; Starlette allows plain ones too
+                return await response if inspect.isawaitable(response) else response
         raise exc
 
 
