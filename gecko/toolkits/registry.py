@@ -165,10 +165,15 @@ class ToolkitRegistry:
                     continue
             yield name
 
+    def lookup_loads(self, name: str) -> bool:
+        """Whether `toolkit(name)` would load the toolkit first (registered from a prebuilt index and not used yet):
+        the caller can then look it up in a thread, off the event loop."""
+        return self.toolkits.pending(self._aliases.get(name, name)) is not None
+
     def match_loads(self, path: str) -> bool:
         """Whether `match_path` on `path` would load a toolkit first (one registered from a prebuilt index and not
         used yet): the caller can then match in a thread, so that compiling a large document does not hold up the
         event loop."""
         head = path.lstrip("/").partition("/")[0]
-        names = [self._aliases.get(head, head), *self._routing_names(path)]
-        return any(self.toolkits.pending(name) is not None for name in names)
+        return self.lookup_loads(head) or any(self.toolkits.pending(name) is not None
+                                              for name in self._routing_names(path))

@@ -175,7 +175,20 @@ def _list_over_mcp(client, session: dict[str, str]):
     return reply
 
 
-@pytest.mark.parametrize("call", [_call_by_name, _call_by_path, _call_over_mcp, _list_over_mcp])
+def _list_toolkits(client, session: dict[str, str]):
+    reply = client.get("/toolkits")
+    assert "weather" in {toolkit["name"] for toolkit in reply.json()["toolkits"]}
+    return reply
+
+
+def _get_toolkit(client, session: dict[str, str]):
+    reply = client.get("/toolkits/weather")
+    assert "get_forecast" in {tool["name"] for tool in reply.json()["tools"]}
+    return reply
+
+
+@pytest.mark.parametrize("call", [_call_by_name, _call_by_path, _call_over_mcp, _list_over_mcp, _list_toolkits,
+                                  _get_toolkit])
 def test_a_server_loads_a_toolkit_on_its_first_call_off_the_event_loop(kits: Path, make_client, call):
     client = make_client(schemas_dirs=[kits])
     toolkits = client.app.state.gecko.registry.toolkits
@@ -206,3 +219,11 @@ def test_a_faulty_document_answers_a_problem_naming_it_on_first_use(kits: Path, 
         assert reply.status_code == 503 and reply.json()["type"].endswith("toolkit-unavailable")
         assert "weather.json" in reply.json()["detail"] and "unsupported 'openapi' version" in reply.json()["detail"]
     assert client.post("/airline/book_flight", json={"flight_id": "F1"}, headers=session).status_code == 200
+
+
+def test_a_listing_leaves_out_a_faulty_document_that_skip_invalid_drops_on_first_use(kits: Path, make_client):
+    _break_in_place(kits / "weather.json")
+    client = make_client(schemas_dirs=[kits], skip_invalid=True)
+    reply = client.get("/toolkits")
+    assert reply.status_code == 200
+    assert [toolkit["name"] for toolkit in reply.json()["toolkits"]] == ["airline"] and reply.json()["total"] == 1

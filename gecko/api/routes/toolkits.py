@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Query
 
 from gecko.api.deps import MAX_INT64, ContextDep
 from gecko.api.models import ToolkitPublic, ToolkitsPublic
 from gecko.api.openapi import problem_responses
 from gecko.api.problems import not_found
+from gecko.toolkits.lazy import Toolkits, ToolkitUnavailable
 from gecko.toolkits.resources import bindings_public
 
 router = APIRouter(tags=["toolkits"])
@@ -24,23 +27,42 @@ async def list_toolkits(
     """The loaded toolkits, a page at a time, with each tool's read/write kind."""
     names = list(ctx.registry.toolkits)
     page = names[offset: offset + limit]
+    if any(ctx.registry.toolkits.pending(name) is not None for name in page):
+        # first use of toolkits registered from a prebuilt index: their documents are compiled in a thread, not on
+        # the event loop every other request of this worker waits for
+        await asyncio.to_thread(_load, ctx.registry.toolkits, page)
     items = []
     for name in page:
-        tk = ctx.registry.toolkits[name]
+        try:
+            tk = ctx.registry.toolkits[name]
+        except KeyError:  # a document --skip-invalid left out when it was first loaded
+            continue
         item = {"name": tk.name, "title": tk.title, "version": tk.version, "source": tk.source,
                 "openapi": tk.openapi_version, "tool_count": len(tk.operations),
                 "has_default_state": tk.default_state is not None}
         if tools:
             item["tools"] = [op.public() for op in tk.operations.values()]
         items.append(item)
-    return {"total": len(names), "offset": offset, "toolkits": items}
+    return {"total": len(ctx.registry.toolkits), "offset": offset, "toolkits": items}
+
+
+def _load(toolkits: Toolkits, names: list[str]) -> None:
+    """Load `names`; a failure is left for the lookup that follows to report (the registry remembers it)."""
+    for name in names:
+        try:
+            toolkits[name]
+        except (KeyError, ToolkitUnavailable):
+            continue
 
 
 @router.get("/toolkits/{name}", response_model=ToolkitPublic, responses=problem_responses(404))
 async def get_toolkit(name: str, ctx: ContextDep) -> dict:
     """One toolkit with the full argument and response schema of each tool, and its place in the world model
     (`world`: the resource and action the rules engines bind it to; null when none)."""
-    tk = ctx.registry.toolkit(name)
+    if ctx.registry.lookup_loads(name):  # its first use (a prebuilt index): compiled off the event loop
+        tk = await asyncio.to_thread(ctx.registry.toolkit, name)
+    else:
+        tk = ctx.registry.toolkit(name)
     if tk is None:
         raise not_found(f"unknown toolkit {name!r}", kind="unknown-toolkit")
     return {

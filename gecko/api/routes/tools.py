@@ -128,7 +128,7 @@ class ToolCallRoute(Route):
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
     """Call a tool by operationId; the JSON body is the arguments object."""
     registry = get_context(request).registry
-    if registry.toolkits.pending(toolkit) is not None:  # its first use (a prebuilt index): compile it off the loop
+    if registry.lookup_loads(toolkit):  # its first use (a prebuilt index): compile it off the loop
         await asyncio.to_thread(registry.toolkit, toolkit)
     try:
         operation = registry.get(toolkit, operation_id)
