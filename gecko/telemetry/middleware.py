@@ -3,8 +3,9 @@ and a few counter writes to each request; no body is read or buffered).
 
 The id is the client's `X-Request-ID` when it is a plausible id (1-128 of `A-Za-z0-9._:-`), else a new one (32 hex
 digits: a random prefix drawn once per middleware, so once per worker, and a counter; not a fresh `uuid4`, whose
-`urandom` call cost more than the rest of the middleware); it is echoed in the response's `X-Request-ID`, set for the request's log records and kept in `request.state.request_id`,
-from where the tool route writes it into the call's history entry.
+`urandom` call cost more than the rest of the middleware). It is echoed in the response's `X-Request-ID`, set for
+the request's log records and kept in `request.state.request_id`, from where the tool route writes it into the
+call's history entry.
 """
 
 from __future__ import annotations
