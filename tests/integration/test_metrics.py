@@ -29,19 +29,19 @@ def _samples(text: str, name: str) -> dict[str, float]:
     return out
 
 
-async def _scrape_every_worker(url: str, batches: int = 40) -> dict[int, str]:
+async def _scrape_every_worker(url: str, attempts: int = 60) -> dict[int, str]:
     """`/metrics` as each worker answers it (worker pid → text): a connection stays with the worker that accepted it,
-    which `/health` names; connections are opened in concurrent batches until both workers have answered."""
-    async def one() -> tuple[int, str]:
+    which `/health` names. One connection at a time until both workers have answered: a batch of connections opened
+    at once goes whole to the worker that wakes first (it accepts every connection waiting), and the same one kept
+    winning batch after batch; single connections alternate between the workers."""
+    scrapes: dict[int, str] = {}
+    for _ in range(attempts):
         async with httpx.AsyncClient(base_url=url, timeout=60) as client:
             pid = (await client.get("/health")).json()["pid"]
-            return pid, (await client.get("/metrics")).text
-
-    scrapes: dict[int, str] = {}
-    for _ in range(batches):
-        scrapes.update(await asyncio.gather(*(one() for _ in range(8))))
+            scrapes[pid] = (await client.get("/metrics")).text
         if len(scrapes) == 2:
             break
+        await asyncio.sleep(0.01)
     return scrapes
 
 
