@@ -8,6 +8,7 @@ bodies are checked against each tool's schema instead, call `read_json`.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from gecko.pipeline.runner import CallRunner
 from gecko.pipeline.stages import Engines
 from gecko.sessions.store import SessionStore
 from gecko.telemetry.metrics import GeckoMetrics
+from gecko.toolkits.model import Toolkit
 from gecko.toolkits.registry import ToolkitRegistry
 from gecko.toolkits.search import ToolIndex
 from utils.jsonlimits import JsonLimitExceeded, JsonValueRejected, LimitName, parse_json
@@ -83,6 +85,14 @@ def message_header(value: str | None) -> str | None:
         raise bad_request(f"{MESSAGE_HEADER} must be 1-64 characters of A-Z a-z 0-9 . _ : - (the id of the model "
                           "message that issued the call)", kind="invalid-message-id")
     return value
+
+
+async def toolkit_off_loop(registry: ToolkitRegistry, name: str) -> Toolkit | None:
+    """`registry.toolkit(name)`; on a toolkit's first use (registered from a prebuilt index) its document is compiled
+    in a thread, not on the event loop every other request of this worker waits for."""
+    if registry.lookup_loads(name):
+        return await asyncio.to_thread(registry.toolkit, name)
+    return registry.toolkit(name)
 
 
 def _is_json(content_type: str) -> bool:

@@ -6,7 +6,7 @@ import asyncio
 
 from fastapi import APIRouter, Query
 
-from gecko.api.deps import MAX_INT64, ContextDep
+from gecko.api.deps import MAX_INT64, ContextDep, toolkit_off_loop
 from gecko.api.models import ToolkitPublic, ToolkitsPublic
 from gecko.api.openapi import problem_responses
 from gecko.api.problems import not_found
@@ -59,10 +59,7 @@ def _load(toolkits: Toolkits, names: list[str]) -> None:
 async def get_toolkit(name: str, ctx: ContextDep) -> dict:
     """One toolkit with the full argument and response schema of each tool, and its place in the world model
     (`world`: the resource and action the rules engines bind it to; null when none)."""
-    if ctx.registry.lookup_loads(name):  # its first use (a prebuilt index): compiled off the event loop
-        tk = await asyncio.to_thread(ctx.registry.toolkit, name)
-    else:
-        tk = ctx.registry.toolkit(name)
+    tk = await toolkit_off_loop(ctx.registry, name)
     if tk is None:
         raise not_found(f"unknown toolkit {name!r}", kind="unknown-toolkit")
     return {

@@ -23,6 +23,7 @@ from gecko.api.deps import (
     message_header,
     read_json,
     require_session_header,
+    toolkit_off_loop,
 )
 from gecko.api.problems import ProblemError, problem_response
 from gecko.api.responses import FastJSONResponse
@@ -128,8 +129,7 @@ class ToolCallRoute(Route):
 async def call_by_operation_id(toolkit: str, operation_id: str, request: Request) -> Response:
     """Call a tool by operationId; the JSON body is the arguments object."""
     registry = get_context(request).registry
-    if registry.lookup_loads(toolkit):  # its first use (a prebuilt index): compile it off the loop
-        await asyncio.to_thread(registry.toolkit, toolkit)
+    await toolkit_off_loop(registry, toolkit)  # loaded (off the loop on its first use) before `get` looks in it
     try:
         operation = registry.get(toolkit, operation_id)
     except ToolNotFound as not_found:
