@@ -106,6 +106,6 @@ def _head_routes(routes: list[BaseRoute]) -> list[Route]:
     """The routes up to and including the tool route (none if the app has no tool route)."""
     for position, route in enumerate(routes):
         if isinstance(route, ToolCallRoute):
-            head = routes[:position + 1]
-            return [r for r in head if isinstance(r, Route)] if all(isinstance(r, Route) for r in head) else []
+            head = [r for r in routes[:position + 1] if isinstance(r, Route)]
+            return head if len(head) == position + 1 else []  # a route of another kind ahead: no lane
     return []
