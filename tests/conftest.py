@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,14 @@ TOOLKITS_DIR = TESTS_DIR / "data" / "openapi"
 INVALID_DIR = TESTS_DIR / "data" / "invalid"
 ALL_SEEDS = "--all-seeds"
 INFRA_MODULE = "infra.py"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Children get a Ctrl-C: a shell without job control starts a background job (`make test &`, a CI runner's) with
+    SIGINT ignored, which every child inherits and Python then keeps ignoring, so the tests that interrupt a run would
+    see it finish. A handler (unlike SIG_IGN) is not inherited: the children start with the default."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
