@@ -103,54 +103,49 @@ class Writer:
     def _commit(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
         try:
             begin_immediate(conn)
-        except Exception as exc:  # noqa: BLE001 - the write lock stayed taken: every caller learns why
-            results: list[tuple[bool, Any]] = [(False, exc)] * len(batch)
-        else:
-            plain = _run_plain(conn, batch)
-            results = plain if plain is not None else _run_in_savepoints(conn, batch)
+            results = _run_plain(conn, batch)
+            if results is None:  # a write raised and the batch was rolled back: again, one savepoint per write
+                begin_immediate(conn)
+                results = _run_in_savepoints(conn, batch)
+        except Exception as exc:  # noqa: BLE001 - the whole batch failed; every caller learns why
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:  # no transaction open (the write lock stayed taken), or SQLite rolled back itself
+                pass
+            results = [(False, exc)] * len(batch)
         for (ok, value), (_, _, future, loop) in zip(results, batch):
             loop.call_soon_threadsafe(_settle, future, ok, value)
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
-    try:
-        conn.execute("ROLLBACK")
-    except sqlite3.Error:  # SQLite rolled back already (a full disk)
-        pass
-
-
 def _run_plain(conn: sqlite3.Connection, batch: list[Any]) -> list[tuple[bool, Any]] | None:
     """The batch in the open transaction, no savepoints, committed; None when a write raised (the transaction is
-    rolled back: nothing of the batch is stored)."""
+    then rolled back: nothing of the batch is stored)."""
     try:
         results = [(True, func(conn, *args)) for func, args, _, _ in batch]
         conn.execute("COMMIT")
-    except Exception:  # noqa: BLE001 - run again, one savepoint per write
-        _rollback(conn)
+    except Exception:  # noqa: BLE001 - the caller runs the batch again, one savepoint per write
+        if conn.in_transaction:  # else SQLite rolled it back itself (a full disk)
+            conn.execute("ROLLBACK")
         return None
     return results
 
 
 def _run_in_savepoints(conn: sqlite3.Connection, batch: list[Any]) -> list[tuple[bool, Any]]:
-    """The batch in one transaction, each write in its own savepoint: a write that raises fails alone."""
+    """The batch in the open transaction, each write in its own savepoint (a write that raises fails alone),
+    committed. Raises when the whole batch failed."""
     results: list[tuple[bool, Any]] = []
-    try:
-        begin_immediate(conn)
-        for func, args, _, _ in batch:
-            conn.execute("SAVEPOINT item")
-            try:
-                results.append((True, func(conn, *args)))
-                conn.execute("RELEASE item")
-            except Exception as exc:  # noqa: BLE001 - handed to the awaiting caller
-                if not conn.in_transaction:  # SQLite rolled the whole batch back itself (a full disk): all fail
-                    raise
-                conn.execute("ROLLBACK TO item")
-                conn.execute("RELEASE item")
-                results.append((False, exc))
-        conn.execute("COMMIT")
-    except Exception as exc:  # noqa: BLE001 - the whole batch failed; every caller learns why
-        _rollback(conn)
-        results = [(False, exc)] * len(batch)
+    for func, args, _, _ in batch:
+        conn.execute("SAVEPOINT item")
+        try:
+            results.append((True, func(conn, *args)))
+            conn.execute("RELEASE item")
+        except Exception as exc:  # noqa: BLE001 - handed to the awaiting caller
+            if not conn.in_transaction:  # SQLite rolled the whole batch back itself (a full disk): all fail
+                raise
+            conn.execute("ROLLBACK TO item")
+            conn.execute("RELEASE item")
+            results.append((False, exc))
+    conn.execute("COMMIT")
     return results
 
 
