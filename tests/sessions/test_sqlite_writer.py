@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,18 @@ class Calls:
         return key * 10
 
 
+def _with_writer(path: Path, body: Callable[[Writer], Awaitable[Any]]) -> Any:
+    """`body(writer)` on a writer of `path`, closed afterwards."""
+    async def main() -> Any:
+        writer = Writer(path)
+        try:
+            return await body(writer)
+        finally:
+            await asyncio.to_thread(writer.close)
+
+    return asyncio.run(main())
+
+
 async def _one_batch(writer: Writer, writes: list[tuple[Any, tuple]]) -> list[Any]:
     """Submit `writes` while the writer is held up by a first write, so they are drained as one batch."""
     gate, entered = threading.Event(), threading.Event()
@@ -61,14 +74,8 @@ def test_a_batch_without_errors_runs_each_write_once(tmp_path: Path) -> None:
     _table(path)
     calls = Calls()
 
-    async def main() -> list[Any]:
-        writer = Writer(path)
-        try:
-            return await _one_batch(writer, [(calls.insert, (k,)) for k in range(1, 6)])
-        finally:
-            await asyncio.to_thread(writer.close)
-
-    assert asyncio.run(main()) == [10, 20, 30, 40, 50]
+    results = _with_writer(path, lambda writer: _one_batch(writer, [(calls.insert, (k,)) for k in range(1, 6)]))
+    assert results == [10, 20, 30, 40, 50]
     assert calls.runs == {k: 1 for k in range(1, 6)}
     assert _rows(path) == [(k, f"v{k}") for k in range(1, 6)]
 
@@ -81,15 +88,8 @@ def test_a_write_that_raises_fails_alone_and_the_others_of_its_batch_are_stored_
     def clash(conn: sqlite3.Connection, key: int) -> None:
         conn.execute("INSERT INTO t VALUES (?, ?)", (key, "clash"))  # the key of a write before it: a constraint error
 
-    async def main() -> list[Any]:
-        writer = Writer(path)
-        try:
-            return await _one_batch(writer, [(calls.insert, (1,)), (calls.insert, (2,)), (clash, (1,)),
-                                             (calls.insert, (3,))])
-        finally:
-            await asyncio.to_thread(writer.close)
-
-    first, second, failed, third = asyncio.run(main())
+    writes = [(calls.insert, (1,)), (calls.insert, (2,)), (clash, (1,)), (calls.insert, (3,))]
+    first, second, failed, third = _with_writer(path, lambda writer: _one_batch(writer, writes))
     assert (first, second, third) == (10, 20, 30)
     assert isinstance(failed, sqlite3.IntegrityError)
     assert _rows(path) == [(1, "v1"), (2, "v2"), (3, "v3")]  # nothing of the failed write, nothing twice
@@ -104,14 +104,7 @@ def test_a_python_error_in_a_write_reaches_its_caller(tmp_path: Path) -> None:
     def broken(conn: sqlite3.Connection) -> None:
         raise ValueError("broken write")
 
-    async def main() -> list[Any]:
-        writer = Writer(path)
-        try:
-            return await _one_batch(writer, [(broken, ()), (calls.insert, (7,))])
-        finally:
-            await asyncio.to_thread(writer.close)
-
-    failed, stored = asyncio.run(main())
+    failed, stored = _with_writer(path, lambda writer: _one_batch(writer, [(broken, ()), (calls.insert, (7,))]))
     assert isinstance(failed, ValueError) and stored == 70
     assert _rows(path) == [(7, "v7")]
 
@@ -126,20 +119,16 @@ def test_a_write_lock_held_elsewhere_fails_the_batch_once_it_gives_up(tmp_path: 
     calls = Calls()
     other = connect(path)
 
-    async def main() -> Any:
-        writer = Writer(path)
+    async def while_locked(writer: Writer) -> Any:
+        await writer.submit(lambda conn: None)  # the writer's connection is open
+        other.execute("BEGIN IMMEDIATE")  # another process holds SQLite's write lock
         try:
-            await writer.submit(lambda conn: None)  # the writer's connection is open
-            other.execute("BEGIN IMMEDIATE")  # another process holds SQLite's write lock
-            try:
-                return await asyncio.gather(writer.submit(calls.insert, 1), return_exceptions=True)
-            finally:
-                other.execute("ROLLBACK")
+            return await asyncio.gather(writer.submit(calls.insert, 1), return_exceptions=True)
         finally:
-            await asyncio.to_thread(writer.close)
+            other.execute("ROLLBACK")
 
     try:
-        (result,) = asyncio.run(main())
+        (result,) = _with_writer(path, while_locked)
     finally:
         other.close()
     assert isinstance(result, sqlite3.OperationalError) and "locked" in str(result)
