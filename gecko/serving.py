@@ -1,4 +1,5 @@
-"""uvicorn's HTTP protocol with TCP_NODELAY on every connection and a deadline for reading each request.
+"""uvicorn's HTTP protocol with TCP_NODELAY on every connection, a deadline for reading each request, and each
+response sent in one write.
 
 - TCP_NODELAY: with several uvicorn workers, accepted keep-alive sockets can lose TCP_NODELAY (uvicorn
   issue #3149); Nagle's algorithm then meets the client's delayed ACK and adds ~40 ms to sequential
@@ -8,6 +9,7 @@
   the app) forever. Here a client has `GeckoConfig.request_read_timeout` seconds from the first byte of a
   request (or from connecting) to its last byte; then it gets 408 and the connection is closed. The time
   the app takes to answer is not counted.
+- One write per response: uvicorn writes a response's head and its body separately (`OneSendWriter`).
 
 Used via `uvicorn.Config(http=HTTP_PROTOCOL)`; the deadline needs the httptools parser (uvicorn[standard]).
 """
@@ -32,6 +34,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     _HOOKS = False
 
 HTTP_PROTOCOL = "gecko.serving:GeckoHttpProtocol"
+JOIN_BYTES = 65536
+"""Largest body `OneSendWriter` joins to the head it holds."""
 _TIMEOUT_BODY = json.dumps({
     "type": "urn:gecko:problem:request-timeout", "title": "Request timeout", "status": 408,
     "detail": "the request was not received in time (see --request-read-timeout); the connection is closed",
@@ -60,8 +64,53 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
         pass
 
 
+class OneSendWriter:
+    """A connection's transport as uvicorn's protocol sees it: each write is held until the next write, a close, or
+    the end of the event loop's current step, so a response's head and body leave in one send.
+
+    uvicorn writes the status line and headers, then the body, with two `write` calls; under TCP_NODELAY each is a
+    send of its own and a TCP segment of its own, for the server and for the client to handle. Writes keep their
+    order: every write of the connection, the protocol's own included, goes through here. Everything but `write`
+    and `close` is the transport's own.
+    """
+
+    __slots__ = ("_held", "_loop", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        held = self._held
+        if held is None:
+            self._held = data
+            self._loop.call_soon(self.flush)
+        elif len(data) > JOIN_BYTES:  # a large body: not worth copying to save a send
+            self._held = None
+            self._transport.write(held)
+            self._transport.write(data)
+        else:
+            self._held = None
+            self._transport.write(b"".join((held, data)))
+
+    def flush(self) -> None:
+        """Send the held write, if any (dropped when the connection is closing, as the transport would drop it)."""
+        held, self._held = self._held, None
+        if held is not None and not self._transport.is_closing():
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class GeckoHttpProtocol(_Base):
-    """uvicorn's HTTP protocol, with TCP_NODELAY per connection and a read deadline per request."""
+    """uvicorn's HTTP protocol, with TCP_NODELAY per connection, a read deadline per request, and each response sent
+    in one write (`OneSendWriter`)."""
 
     def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
         super().__init__(config, *args, **kwargs)
@@ -72,7 +121,8 @@ class GeckoHttpProtocol(_Base):
     # uvicorn's own connection_made narrows BaseProtocol's BaseTransport to Transport the same way.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
-        super().connection_made(transport)
+        super().connection_made(transport)  # its flow control keeps the transport itself
+        self.transport = OneSendWriter(transport, self.loop)  # type: ignore[assignment]
         self._arm_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
