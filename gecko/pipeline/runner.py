@@ -30,7 +30,6 @@ from gecko.pipeline.faults import FaultPolicies, FaultStep
 from gecko.pipeline.stages import CallContext, Engines, RealCall, SemanticVerdict, StateChange
 from gecko.pipeline.synthesize.rules import synthesize_rules
 from gecko.pipeline.validate.syntactic import Violation, validate_arguments
-from gecko.pipeline.world import call_seed
 from gecko.sessions.model import Commit, SessionNotFound, SessionRecord
 from gecko.sessions.store import Hold, SessionStore
 from gecko.telemetry.logs import current_request_id
@@ -345,7 +344,7 @@ class CallRunner:
                          timings_ms=timings, usage=usage)
             return CallOutcome(synthesis.status, body, semantic=verdict, tool_error=True), Commit(history=entry), None
         if not operation.response_is_valid(body) or not is_readable(body):
-            body = synthesize_rules(operation, arguments, call_seed(session_id, operation.tool_name, arguments))
+            body = synthesize_rules(operation, arguments, ctx.seed)
             fallback = "rules"
         timings["response"] = _ms(t)
         if synthesis.notes:

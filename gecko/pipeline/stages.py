@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
+from gecko.pipeline.world.records import call_seed
 from gecko.sessions.owned import Owned
 from gecko.toolkits.model import Operation
 from utils.roles import DEADLINE_SETTING, ENGINE_NONE, MAX_TOKENS_SETTING, ServerRole
@@ -43,6 +45,11 @@ class CallContext:
     owned: Owned | None = None
     """Containers of `state` that a state change may change in place instead of copying (`gecko.sessions.owned`):
     those the session's earlier calls in this turn of its hold created. None: copy every container changed."""
+
+    @cached_property
+    def seed(self) -> str:
+        """The seed of the call's generated values (`call_seed`), which the response and the state change share."""
+        return call_seed(self.session_id, self.operation.tool_name, self.arguments)
 
 
 @dataclass

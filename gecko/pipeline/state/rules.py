@@ -98,7 +98,7 @@ class RulesStateUpdater:
         op = ctx.operation
         tool = op.tool_name
         if op.access == "write":
-            placed = world_change(ctx.state, op, ctx.arguments, response, call_seed(ctx.session_id, tool, ctx.arguments),
+            placed = world_change(ctx.state, op, ctx.arguments, response, ctx.seed,
                                   ctx.owned)
             if placed is not None:
                 state, patch = placed

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gecko.pipeline.stages import CallContext, Synthesis
-from gecko.pipeline.world import call_seed, respond
+from gecko.pipeline.world import respond
 from gecko.toolkits.model import Operation
 from utils.roles import ENGINE_RULES
 from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance, generate_member
@@ -47,7 +47,7 @@ class RulesSynthesizer:
 
     async def synthesize(self, ctx: CallContext) -> Synthesis:
         op = ctx.operation
-        seed = call_seed(ctx.session_id, op.tool_name, ctx.arguments)
+        seed = ctx.seed
         if op.world is not None:
             answer = respond(op, ctx.arguments, ctx.state, seed,
                              lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache),
