@@ -84,7 +84,7 @@ class OneSendWriter:
     def write(self, data: bytes) -> None:
         held = self._held
         if held is None:
-            self._held = data
+            self._held = data if type(data) is bytes else bytes(data)  # a buffer its writer may reuse: copied now
             self._loop.call_soon(self.flush)
         elif len(data) > JOIN_BYTES:  # a large body: not worth copying to save a send
             self._held = None

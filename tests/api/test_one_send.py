@@ -78,6 +78,16 @@ async def test_close_sends_what_is_held_first_and_a_closing_transport_drops_it()
     assert lost.writes == []
 
 
+async def test_a_held_buffer_is_what_it_was_when_written() -> None:
+    transport = FakeTransport()
+    writer = OneSendWriter(transport, asyncio.get_running_loop())
+    buffer = bytearray(b"first chunk")
+    writer.write(buffer)
+    buffer[:] = b"reused"  # a writer may fill its buffer again once `write` returned
+    await _steps()
+    assert transport.writes == [b"first chunk"]
+
+
 async def test_a_large_body_is_not_copied_onto_the_head() -> None:
     transport = FakeTransport()
     writer = OneSendWriter(transport, asyncio.get_running_loop())
