@@ -98,8 +98,7 @@ class RulesStateUpdater:
         op = ctx.operation
         tool = op.tool_name
         if op.access == "write":
-            placed = world_change(ctx.state, op, ctx.arguments, response, ctx.seed,
-                                  ctx.owned)
+            placed = world_change(ctx.state, op, ctx.arguments, response, ctx.seed, ctx.owned)
             if placed is not None:
                 state, patch = placed
                 state, counted = count_call(state, tool)
