@@ -5,11 +5,14 @@ validates. Identifier-like fields (`id`, `*_id`, `*code`, `*number`) are derived
 different arguments give different ids; a field named like an argument echoes the argument when it fits.
 `oneOf`/`anyOf` prefer branches that are not error shapes (a branch whose only required/declared
 property is `error`). `generate_instance` runs the generator with salted seeds until a value validates.
+What the generator needs of each schema it meets is worked out once and kept in the `SchemaCache`
+(`utils.schema.nodes`), so a call after the first reads it instead of looking it up again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import math
 import random
@@ -27,10 +30,13 @@ from jsonschema.protocols import Validator
 from utils.schema.fastcheck import FastCheck
 from utils.schema.fieldnames import Pick, value_for_name
 from utils.schema.formats import FORMAT_CHECKER
+from utils.schema.nodes import FALSE, ODD, TRIVIAL, ArrayFacts, ObjectFacts, SchemaNode, StringFacts
 from utils.schema.patterns import SafeValidator, search
 from utils.schema.refs import SchemaRefError, pointer_get
 
 _NO_DEFS: Mapping[str, Any] = MappingProxyType({})
+_ANY: dict[str, Any] = {}
+"""The schema of a value of any kind, where none is declared (one object, so that its node is made once)."""
 MAX_DEPTH = 8
 PATTERN_SAMPLES = 24
 RICH_DEPTH = 4
@@ -41,6 +47,8 @@ LAZY_CHECK_DEFS = 64
 MAX_GENERATED_SIZE = 1_048_576
 """Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
 (`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
+MAX_NODES = 50_000
+"""Schema nodes a `SchemaCache` keeps (a few hundred bytes each); past it, it starts again empty."""
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 CAREFUL_ATTEMPTS = 2
@@ -72,6 +80,25 @@ class SchemaCache:
 
     checks: dict[tuple[int, int], tuple[FastCheck | Validator, Any, Any]] = field(default_factory=dict)
     patterns: dict[str, list[str]] = field(default_factory=dict)
+    pools: dict[tuple[str, int, int | None], list[str]] = field(default_factory=dict)
+    """Per pattern and length limits: the samples that fit them (all of them when none does)."""
+    roots: dict[int, tuple[Any, dict[int, SchemaNode]]] = field(default_factory=dict)
+    """Per root schema (by id, kept alive with it): its schemas' nodes by id (`utils.schema.nodes`)."""
+    node_count: int = 0
+
+    def nodes(self, root: Any) -> dict[int, SchemaNode]:
+        """The nodes of the schemas under `root` (a `$ref` resolves against its root, so a node belongs to one)."""
+        entry = self.roots.get(id(root))
+        if entry is None:
+            entry = self.roots[id(root)] = (root, {})
+        return entry[1]
+
+    def count_node(self) -> None:
+        """Count a new node; past `MAX_NODES`, forget every node (they are made again on use)."""
+        self.node_count += 1
+        if self.node_count > MAX_NODES:
+            self.roots.clear()
+            self.node_count = 0
 
 
 def is_error_branch(schema: Any) -> bool:
@@ -100,9 +127,12 @@ def generate_instance(schema: Any, seed: str, echo: Mapping[str, Any] | None = N
         cache: compiled checks to reuse across calls (see `SchemaCache`).
 
     Raises:
-        UnsatisfiableSchema: no attempt produced a valid value.
+        UnsatisfiableSchema: no attempt produced a valid value, or `schema` is no JSON Schema.
     """
+    if not isinstance(schema, (dict, bool)):
+        raise UnsatisfiableSchema(f"{str(schema)[:80]!r} is no JSON Schema (an object or a boolean)")
     validator: Validator | None = None
+    cache = cache if cache is not None else SchemaCache()  # one for every attempt: they meet the same schemas
     if check is None:
         validator = SafeValidator(schema, format_checker=FORMAT_CHECKER)
         check = validator.is_valid
@@ -184,6 +214,8 @@ class InstanceGenerator:
         self._rng_made: random.Random | None = None
         self._echo = echo or {}
         self._cache = cache if cache is not None else SchemaCache()
+        self._nodes = self._cache.nodes(root)
+        self._prefix = f"{seed}|".encode()
         self._left = MAX_GENERATED_SIZE
 
     # -- helpers ---------------------------------------------------------------------------
@@ -200,7 +232,7 @@ class InstanceGenerator:
                                    "repetition counts); Gecko simulates no larger response")
 
     def _hex(self, key: str, length: int = 8) -> str:
-        return hashlib.sha256(f"{self._seed}|{key}".encode()).hexdigest()[:length]
+        return hashlib.sha256(self._prefix + key.encode()).hexdigest()[:length]
 
     def _picker(self, key: str) -> Pick:
         """`pick(salt, n)` for the field `key`: deterministic per seed, field and salt."""
@@ -276,54 +308,54 @@ class InstanceGenerator:
         """A value for `schema` (default: the root)."""
         return self._value(self._root_schema if schema is None else schema, "", 0)
 
+    def _node(self, schema: Any) -> SchemaNode:
+        """The node of `schema` (an object of this run's root schema), made on first use."""
+        node = self._nodes.get(id(schema))
+        if node is None:
+            try:
+                node = SchemaNode(schema, self._deref(schema))
+            except UnsatisfiableSchema as exc:
+                node = SchemaNode(schema, error=str(exc))
+            self._cache.count_node()
+            self._nodes[id(schema)] = node
+        return node
+
     def _value(self, schema: Any, key: str, depth: int) -> Any:
         self._spend(1)
-        schema = self._deref(schema)
-        if schema is True or schema == {} or schema is None:
+        node = self._node(schema)
+        kind = node.kind
+        if kind is TRIVIAL:
             return f"{key or 'value'}-{self._hex(key, 6)}" if key else {"status": "ok"}
-        if schema is False:
+        if kind is FALSE:
             raise UnsatisfiableSchema("schema 'false' accepts nothing")
-        if key in self._echo and not isinstance(self._echo[key], (dict, list)) and self._valid(schema, self._echo[key]):
+        if kind is ODD:
+            raise UnsatisfiableSchema(node.error or f"at {key or 'root'}: {str(node.target)[:80]!r} is no JSON Schema")
+        target = node.target
+        if key in self._echo and not isinstance(self._echo[key], (dict, list)) and self._valid(target, self._echo[key]):
             return self._echo[key]
-        if "const" in schema:
-            return schema["const"]
-        if "enum" in schema and schema["enum"]:
-            options = [v for v in schema["enum"] if v is not None] or schema["enum"]
-            return options[int(self._hex(key, 6), 16) % len(options)]
-        if "allOf" in schema:
-            return self._value(self._merge_all(schema), key, depth)
-        for combiner in ("oneOf", "anyOf"):
-            if combiner in schema:
-                return self._choice(schema, combiner, key, depth)
-        kind = self._type(schema)
+        if node.has_const:
+            return target["const"]
+        if node.options is not None:
+            return node.options[int(self._hex(key, 6), 16) % len(node.options)]
+        if node.all_of:
+            if node.merged is None:
+                node.merged = self._merge_all(target)
+            return self._value(node.merged, key, depth)
+        if node.combiner is not None:
+            return self._choice(node, key, depth)
         if kind == "object":
-            return self._object(schema, key, depth)
+            return self._object(node, key, depth)
         if kind == "array":
-            return self._array(schema, key, depth)
+            return self._array(node, key, depth)
         if kind == "string":
-            return self._string(schema, key)
+            return self._string(node, key)
         if kind == "integer":
-            return self._integer(schema, key)
+            return self._integer(node, key)
         if kind == "number":
-            return self._number(schema, key)
+            return self._number(node, key)
         if kind == "boolean":
             return int(self._hex(key, 2), 16) % 2 == 0
         return None
-
-    def _type(self, schema: dict[str, Any]) -> str:
-        declared = schema.get("type")
-        if isinstance(declared, list):
-            non_null = [t for t in declared if t != "null"]
-            return non_null[0] if non_null else "null"
-        if isinstance(declared, str):
-            return declared
-        if any(k in schema for k in ("properties", "required", "additionalProperties", "patternProperties")):
-            return "object"
-        if any(k in schema for k in ("items", "prefixItems", "minItems", "maxItems")):
-            return "array"
-        if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
-            return "number"
-        return "string"
 
     def _merge_all(self, schema: dict[str, Any]) -> dict[str, Any]:
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
@@ -348,14 +380,15 @@ class InstanceGenerator:
                     merged[k] = v
         return merged
 
-    def _choice(self, schema: dict[str, Any], combiner: str, key: str, depth: int) -> Any:
-        base = {k: v for k, v in schema.items() if k != combiner}
-        branches = list(schema[combiner])
-        ordered = [b for b in branches if not is_error_branch(self._deref(b))] + [
-            b for b in branches if is_error_branch(self._deref(b))]
-        for attempt, branch in enumerate(ordered):
-            sub = self._deref(branch)
-            candidate_schema = self._merge_all({**base, "allOf": [sub]}) if base and isinstance(sub, dict) else sub
+    def _choice(self, node: SchemaNode, key: str, depth: int) -> Any:
+        schema, combiner = node.target, node.combiner
+        assert combiner is not None
+        if node.branches is None:
+            branches = list(schema[combiner])
+            node.branches = [b for b in branches if not is_error_branch(self._deref(b))] + [
+                b for b in branches if is_error_branch(self._deref(b))]
+        for attempt, branch in enumerate(node.branches):
+            candidate_schema = self._candidate(node, attempt, branch)
             try:
                 value = self._value(candidate_schema, key if attempt == 0 else f"{key}~{attempt}", depth)
             except UnsatisfiableSchema:
@@ -363,10 +396,22 @@ class InstanceGenerator:
             if self._valid(schema, value):
                 return value
             if combiner == "oneOf":  # valid for more than one branch: make it fail the others
-                distinct = self._exclude_others(value, branch, [b for b in branches if b is not branch])
+                distinct = self._exclude_others(value, branch, [b for b in schema[combiner] if b is not branch])
                 if distinct is not None and self._valid(schema, distinct):
                     return distinct
         raise UnsatisfiableSchema(f"no branch of {combiner} could be satisfied at {key or 'root'}")
+
+    def _candidate(self, node: SchemaNode, attempt: int, branch: Any) -> Any:
+        """The schema a value of `branch` (the `attempt`-th of the node's ordered branches) is made of: the branch,
+        merged with the keywords beside the combiner when there are some. Made once per branch."""
+        made = node.candidates
+        if attempt < len(made):
+            return made[attempt]
+        assert node.combiner is not None and attempt == len(made)
+        base = {k: v for k, v in node.target.items() if k != node.combiner}
+        sub = self._deref(branch)
+        made.append(self._merge_all({**base, "allOf": [sub]}) if base and isinstance(sub, dict) else sub)
+        return made[attempt]
 
     def _exclude_others(self, value: Any, chosen: Any, others: list[Any]) -> dict[str, Any] | None:
         """`value` (valid for the `chosen` branch) changed so that it fails every other branch, or None.
@@ -406,16 +451,18 @@ class InstanceGenerator:
         return False
 
     # -- containers ------------------------------------------------------------------------
-    def _object(self, schema: dict[str, Any], key: str, depth: int) -> dict[str, Any]:
-        props: dict[str, Any] = schema.get("properties", {})
-        required = list(schema.get("required", []))
+    def _object(self, node: SchemaNode, key: str, depth: int) -> dict[str, Any]:
+        schema = node.target
+        facts = node.facts
+        if facts is None:
+            facts = node.facts = ObjectFacts(schema, _ANY)
         out: dict[str, Any] = {}
-        rich = depth < RICH_DEPTH
-        for name, sub in props.items():
-            if name in required or (rich and depth < MAX_DEPTH and sub is not False):
-                if name not in required and self._recursive(sub):
-                    continue
-                if self._careful and name not in required:
+        rich = depth < RICH_DEPTH and depth < MAX_DEPTH
+        for name, sub, required, fillable in facts.properties:
+            if required:
+                out[name] = self._value(sub, name, depth + 1)
+            elif rich and fillable:
+                if self._careful:
                     try:
                         value = self._value(sub, name, depth + 1)
                     except UnsatisfiableSchema:
@@ -424,47 +471,43 @@ class InstanceGenerator:
                         out[name] = value
                     continue
                 out[name] = self._value(sub, name, depth + 1)
-        extra_schema = schema.get("additionalProperties", True)
-        for name in required:
+        for name in facts.required:
             if name not in out:
-                out[name] = self._value(extra_schema if isinstance(extra_schema, dict) else {}, name, depth + 1)
+                out[name] = self._value(facts.extra, name, depth + 1)
         index = 0
         while len(out) < int(schema.get("minProperties", 0)) and index < 1000:
             name = f"{key or 'key'}_{index}"
             index += 1
             if name not in out:
-                out[name] = self._value(extra_schema if isinstance(extra_schema, dict) else {}, name, depth + 1)
+                out[name] = self._value(facts.extra, name, depth + 1)
         max_props = schema.get("maxProperties")
         if isinstance(max_props, int) and len(out) > max_props:
-            keep = required + [k for k in out if k not in required]
+            keep = facts.required + [k for k in out if k not in facts.required]
             out = {k: out[k] for k in keep[:max_props]}
         return out
 
-    def _recursive(self, sub: Any) -> bool:
-        return isinstance(sub, dict) and ("$ref" in sub or (isinstance(sub.get("items"), dict) and "$ref" in sub["items"]))
-
-    def _array(self, schema: dict[str, Any], key: str, depth: int) -> list[Any]:
-        prefix = schema.get("prefixItems", [])
-        items = schema.get("items", {} if not prefix else False)
-        low = int(schema.get("minItems", 0))
-        high = schema.get("maxItems")
-        target = max(low, len(prefix), 1 if depth < RICH_DEPTH else 0)
-        if depth >= MAX_DEPTH - 2 or (isinstance(items, dict) and self._recursive(items) and depth >= 2):
-            target = max(low, len(prefix))
+    def _array(self, node: SchemaNode, key: str, depth: int) -> list[Any]:
+        schema = node.target
+        facts = node.facts
+        if facts is None:
+            facts = node.facts = ArrayFacts(schema, _ANY)
+        prefix, items, high = facts.prefix, facts.items, facts.high
+        target = max(facts.low, len(prefix), 1 if depth < RICH_DEPTH else 0)
+        if depth >= MAX_DEPTH - 2 or (facts.recursive and depth >= 2):
+            target = max(facts.low, len(prefix))
         if isinstance(high, int):
             target = min(target, high)
         if items is False:
             target = min(target, len(prefix))
         self._spend(target)  # before building any item: `minItems: 5000000` stops here
         out: list[Any] = []
-        unique = bool(schema.get("uniqueItems"))
         attempts = 0
         while len(out) < target and attempts < target * 20 + 20:
             index = len(out)
             sub = prefix[index] if index < len(prefix) else items
             value = self._value(sub, f"{key}[{index}]" + (f"#{attempts}" if attempts else ""), depth + 1)
             attempts += 1
-            if unique and value in out:
+            if facts.unique and value in out:
                 continue
             out.append(value)
         if "contains" in schema and not any(self._valid(schema["contains"], v) for v in out):
@@ -476,19 +519,19 @@ class InstanceGenerator:
         return out
 
     # -- scalars ---------------------------------------------------------------------------
-    def _string(self, schema: dict[str, Any], key: str) -> str:
-        low = int(schema.get("minLength", 0))
-        high = schema.get("maxLength")
-        fmt = schema.get("format")
-        pattern = schema.get("pattern")
-        named = None if fmt in _FORMATS else value_for_name(key, self._picker(key))
-        if fmt in _FORMATS:
-            value = _FORMATS[fmt](self, key)
+    def _string(self, node: SchemaNode, key: str) -> str:
+        facts = node.facts
+        if facts is None:
+            facts = node.facts = StringFacts(node.target, _FORMATS)
+        low, high, pattern = facts.low, facts.high, facts.pattern
+        named = None if facts.make is not None else value_for_name(key, self._picker(key))
+        if facts.make is not None:
+            value = facts.make(self, key)
         elif named is not None:  # the field's name says what it holds; a `pattern` it misses is applied below
             value = named
         elif pattern:
             value = self._from_pattern(pattern, key, low, high)
-        elif ID_KEY.search(key or ""):
+        elif _is_id_key(key):
             value = self._hex(key, 10).upper()
         else:
             word = WORDS[int(self._hex(key, 4), 16) % len(WORDS)]
@@ -514,8 +557,11 @@ class InstanceGenerator:
                 except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
                     break
             self._cache.patterns[pattern] = samples
-        fitting = [v for v in samples if len(v) >= low and (not isinstance(high, int) or len(v) <= high)]
-        pool = fitting or samples
+        limits = (pattern, low, high if isinstance(high, int) else None)
+        pool = self._cache.pools.get(limits)
+        if pool is None:
+            fitting = [v for v in samples if len(v) >= low and (not isinstance(high, int) or len(v) <= high)]
+            pool = self._cache.pools[limits] = fitting or samples
         if pool:
             return pool[int(self._hex(key, 8), 16) % len(pool)]
         return "".join(self._rng().choice(string.ascii_lowercase) for _ in range(max(low, 1)))
@@ -539,10 +585,13 @@ class InstanceGenerator:
             high = min(high, schema["exclusiveMaximum"] - step)
         return low, high
 
-    def _integer(self, schema: dict[str, Any], key: str) -> int:
-        low, high = self._bounds(schema, True)
+    def _integer(self, node: SchemaNode, key: str) -> int:
+        schema = node.target
+        if node.facts is None:
+            node.facts = self._bounds(schema, True)
+        low, high = node.facts
         low_i = math.ceil(low) if low != -math.inf else (0 if high == math.inf or high >= 0 else int(high) - 100)
-        high_i = math.floor(high) if high != math.inf else low_i + (100000 if ID_KEY.search(key or "") else 100)
+        high_i = math.floor(high) if high != math.inf else low_i + (100000 if _is_id_key(key) else 100)
         if high_i < low_i:
             raise UnsatisfiableSchema(f"empty integer range at {key}")
         value = low_i + int(self._hex(key, 12), 16) % (high_i - low_i + 1)
@@ -553,8 +602,11 @@ class InstanceGenerator:
                 value = int(math.floor(high_i / step) * step)
         return int(value)
 
-    def _number(self, schema: dict[str, Any], key: str) -> float:
-        low, high = self._bounds(schema, False)
+    def _number(self, node: SchemaNode, key: str) -> float:
+        schema = node.target
+        if node.facts is None:
+            node.facts = self._bounds(schema, False)
+        low, high = node.facts
         low_f = low if low != -math.inf else (0.0 if high == math.inf or high >= 0 else high - 100.0)
         high_f = high if high != math.inf else low_f + 1000.0
         if high_f < low_f:
@@ -567,6 +619,12 @@ class InstanceGenerator:
             value = math.ceil(low_f / step) * step if low_f != -math.inf else step
             value = round(value, 10)
         return float(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_id_key(key: str) -> bool:
+    """Whether a field named `key` holds an identifier (`ID_KEY`): decided once per name."""
+    return ID_KEY.search(key or "") is not None
 
 
 def _merge_properties(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:

@@ -172,3 +172,71 @@ def test_one_member_alone_from_an_object_or_its_success_branch() -> None:
         generate_member(with_error, "error_code", "s")
     with pytest.raises(LookupError):
         generate_member({"type": "array", "items": record}, "id", "s")
+
+
+NOTE = {"$defs": {"Note": {"type": "object", "required": ["note_id", "title"], "properties": {
+    "note_id": {"type": "string"}, "title": {"type": "string", "maxLength": 40}, "owner_email": {"type": "string"},
+    "created_at": {"type": "string", "format": "date-time"}, "code": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{3}$"},
+    "ratio": {"type": "number", "minimum": 0.5, "maximum": 0.75}, "count": {"type": "integer"},
+    "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 2},
+    "parent": {"$ref": "#/$defs/Note", "description": "the parent note"},
+    "kind": {"enum": ["memo", "list", None]}, "flag": {"type": "boolean"}}}},
+    "oneOf": [{"$ref": "#/$defs/Note", "description": "a note"},
+              {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}
+MIXED = {"type": "object", "required": ["pair", "extra", "merged", "either"], "properties": {
+    "pair": {"type": "array", "prefixItems": [{"type": "integer", "minimum": 1, "maximum": 9}, {"format": "uuid"}],
+             "items": False},
+    "extra": {"type": "object", "minProperties": 2, "additionalProperties": {"type": "integer", "multipleOf": 5}},
+    "merged": {"allOf": [{"type": "object", "required": ["a"], "properties": {"a": {"type": "number"}}},
+                         {"required": ["city"], "properties": {"city": {"type": "string"}}}]},
+    "either": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}], "description": "short"}}}
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["own cache", "shared cache"])
+def test_a_seed_gives_the_values_it_gave_before_the_generator_kept_its_schema_nodes(shared: bool) -> None:
+    """Generated values are behaviour (a session replayed, a recorded benchmark): making the generator faster must
+    not change them. These were generated before it kept a node per schema (`utils.schema.nodes`)."""
+    cache = SchemaCache() if shared else None
+    for _ in range(2 if shared else 1):  # a second time from the nodes the first made
+        assert generate_instance(NOTE, "golden", cache=cache) == {
+            "note_id": "296F9DE0D5", "title": "Delivery reviewed for Jonas", "owner_email": "farid.lopez30@example.com",
+            "created_at": "2025-06-07T07:30:46Z", "code": "NN196", "ratio": 0.55, "count": 7,
+            "tags": ["tags-river-9a99", "tags-river-a1f1"], "kind": "memo", "flag": False}
+        assert generate_instance(NOTE, "other", {"title": "echoed"}, cache=cache) == {
+            "note_id": "A4ECD9545E", "title": "echoed", "owner_email": "ada.almeida63@example.com",
+            "created_at": "2024-08-17T11:18:51Z", "code": "XB953", "ratio": 0.72, "count": 42,
+            "tags": ["tags-quartz-27d4", "tags-delta-cbaf"], "kind": "memo", "flag": False}
+        assert generate_instance(MIXED, "golden", cache=cache) == {
+            "pair": [6, "0d29edc8-c07a-b644-55bb-4741a5b2861c"], "extra": {"extra_0": 85, "extra_1": 95},
+            "merged": {"a": 379.87, "city": "Seoul"}, "either": "eit"}
+
+
+def test_a_ref_with_keywords_beside_it_is_checked_by_one_compiled_check_across_calls() -> None:
+    """`{"$ref": …, "description": …}` resolves to a merged schema. It used to be made again on every call, and an
+    echoed argument checked against it compiled a new check each time, kept in the cache for good."""
+    schema = {"$defs": {"Kind": {"enum": ["memo", "list"]}}, "type": "object", "required": ["kind"],
+              "properties": {"kind": {"$ref": "#/$defs/Kind", "description": "what the note is"}}}
+    cache = SchemaCache()
+    for n in range(3):
+        assert generate_instance(schema, f"s{n}", {"kind": "list"}, cache=cache) == {"kind": "list"}
+    checks = len(cache.checks)
+    for n in range(3, 30):
+        generate_instance(schema, f"s{n}", {"kind": "list"}, cache=cache)
+    assert len(cache.checks) == checks
+
+
+def test_the_cache_forgets_its_nodes_past_its_limit_and_makes_them_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import utils.schema.instance as instance
+
+    monkeypatch.setattr(instance, "MAX_NODES", 5)
+    cache = SchemaCache()
+    first = generate_instance(NOTE, "golden", cache=cache)
+    assert cache.node_count <= 5
+    assert generate_instance(NOTE, "golden", cache=cache) == first == generate_instance(NOTE, "golden")
+
+
+@pytest.mark.parametrize("schema", [["not", "a", "schema"], {"type": "string", "enum": "abc"}, 42, None,
+                                    {"$ref": "#/$defs/Missing"}])
+def test_what_is_no_schema_is_refused_with_an_error_that_says_so(schema: object) -> None:
+    with pytest.raises(UnsatisfiableSchema):
+        generate_instance(schema, "s")
