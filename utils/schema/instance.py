@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-import rstr
 from jsonschema.protocols import Validator
 
 from utils.schema.fastcheck import FastCheck
@@ -33,6 +32,7 @@ from utils.schema.formats import FORMAT_CHECKER
 from utils.schema.nodes import FALSE, ODD, TRIVIAL, ArrayFacts, ObjectFacts, SchemaNode, StringFacts
 from utils.schema.patterns import SafeValidator, search
 from utils.schema.refs import SchemaRefError, pointer_get
+from utils.schema.samples import pattern_samples
 
 _NO_DEFS: Mapping[str, Any] = MappingProxyType({})
 _ANY: dict[str, Any] = {}
@@ -549,14 +549,7 @@ class InstanceGenerator:
         samples = self._cache.patterns.get(pattern)
         if samples is None:
             self._spend(_repeated(pattern) * PATTERN_SAMPLES)
-            generator = rstr.Rstr(random.Random(pattern))
-            samples = []
-            for _ in range(PATTERN_SAMPLES):
-                try:
-                    samples.append(generator.xeger(pattern))
-                except Exception:  # noqa: BLE001 - rstr raises assorted errors on unsupported syntax
-                    break
-            self._cache.patterns[pattern] = samples
+            samples = self._cache.patterns[pattern] = pattern_samples(pattern, PATTERN_SAMPLES)
         limits = (pattern, low, high if isinstance(high, int) else None)
         pool = self._cache.pools.get(limits)
         if pool is None:
