@@ -107,11 +107,12 @@ def _kept(resource: ResourceBinding, name: str) -> bool:
 
 def server_values(resource: ResourceBinding, body: Any) -> dict[str, Any]:
     """The values of the server-owned fields (`readOnly`, required by the record's responses, only the server can
-    make) that a response holds: what a create takes from its generated response, and only that."""
+    make) that a response holds: what a create takes from its generated response, and only that. In the response's
+    order: a set's order changes with each process's string hashing, and the record kept it."""
     if not isinstance(body, Mapping):
         return {}
-    names = resource.server.read_only | resource.server.required | resource.server.made
-    return {k: body[k] for k in names if k in body}
+    server = resource.server
+    return {k: v for k, v in body.items() if k in server.read_only or k in server.required or k in server.made}
 
 
 def created_record(arguments: Mapping[str, Any], resource: ResourceBinding, record_id: Any,
