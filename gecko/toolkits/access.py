@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gecko.toolkits.model import Access
+from gecko.toolkits.names import words
 
 READ_METHODS = frozenset({"get", "head", "options"})
 READ_VERBS = frozenset({
@@ -17,9 +17,8 @@ READ_VERBS = frozenset({
 
 def first_verb(name: str) -> str:
     """First word of the last dotted segment of a tool name (`triangle_properties.get` → `get`)."""
-    segment = name.rsplit(".", 1)[-1]
-    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", segment.replace("-", "_"))
-    return words[0].lower() if words else ""
+    found = words(name)
+    return found[0] if found else ""
 
 
 def operation_access(operation: dict[str, Any], method: str, name: str) -> Access:

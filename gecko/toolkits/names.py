@@ -15,6 +15,13 @@ CALLABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 """One URL path segment (no escaping needed) that the MCP specification also accepts as a tool name."""
 MAX_NAME = 128
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def words(name: str) -> list[str]:
+    """Lower-case words of a name's last dotted segment (`getPetById` → get, pet, by, id; `ticket_queue` → ticket,
+    queue; `triangle_properties.get` → get)."""
+    return [w.lower() for w in _WORDS.findall(name.rsplit(".", 1)[-1])]
 
 
 def is_callable(name: str) -> bool:

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gecko.toolkits.model import Operation, QueryRoles, ResourceBinding, ServerFields, WorldBinding, WriteMode
+from gecko.toolkits.names import words
 from gecko.toolkits.queries import classify
 from utils.schema.fastcheck import FastCheck
 from utils.schema.formats import FORMAT_CHECKER
@@ -89,13 +90,7 @@ PREPOSITIONS = frozenset({"to", "from", "into", "onto", "in", "on", "for", "with
 record of its own: such names are not bound."""
 FILLER_WORDS = frozenset({"details", "detail", "info", "information", "data", "record", "by", "id", "ids", "all",
                           "to", "from", "for", "in", "on", "of", "with", "a", "an", "the", "new", "my", "list"})
-_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _PARAM = re.compile(r"^\{([^}/]+)\}$")
-
-
-def words(name: str) -> list[str]:
-    """Lower-case words of a name (`getPetById` → get, pet, by, id; `ticket_queue` → ticket, queue)."""
-    return [w.lower() for w in _WORDS.findall(name.rsplit(".", 1)[-1].replace("-", "_"))]
 
 
 def singular(word: str) -> str:

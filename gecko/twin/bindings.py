@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from gecko.toolkits.names import words
 from gecko.toolkits.resources import plural
 from gecko.twin.evidence import ToolFacts, issuing_paths
 from gecko.twin.shapes import MEDIA, NOT_FOUND_SCHEMA, error_branch, required_arguments, set_result
@@ -17,7 +18,7 @@ WRITE_VERBS = frozenset({"update", "edit", "modify", "change", "set", "delete", 
 
 
 def _noun(name: str) -> str:
-    parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)]
+    parts = words(name.replace(".", "_"))  # every dotted segment: `file.id` is a file's id
     if parts and parts[-1] in ("id", "ids"):
         parts = parts[:-1]
     return "_".join(parts) or "record"
