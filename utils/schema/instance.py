@@ -407,10 +407,11 @@ class InstanceGenerator:
         made = node.candidates
         if attempt < len(made):
             return made[attempt]
-        assert node.combiner is not None and attempt == len(made)
         base = {k: v for k, v in node.target.items() if k != node.combiner}
         sub = self._deref(branch)
-        made.append(self._merge_all({**base, "allOf": [sub]}) if base and isinstance(sub, dict) else sub)
+        candidate = self._merge_all({**base, "allOf": [sub]}) if base and isinstance(sub, dict) else sub
+        if attempt == len(made):  # (another thread running the same schema may have made it meanwhile)
+            made.append(candidate)
         return made[attempt]
 
     def _exclude_others(self, value: Any, chosen: Any, others: list[Any]) -> dict[str, Any] | None:
