@@ -51,7 +51,8 @@ class RulesSynthesizer:
         if op.world is not None:
             answer = respond(op, ctx.arguments, ctx.state, seed,
                              lambda echo, salt: synthesize_rules(op, dict(echo), salt, self._cache),
-                             lambda field, salt: generate_member(op.response_schema, field, salt, self._cache))
+                             lambda field, salt: generate_member(op.response_schema, field, salt, self._cache),
+                             self._cache)
             if answer is not None:
                 return Synthesis(body=answer.body, engine=self.engine, status=answer.status, notes=list(answer.notes))
         body = synthesize_rules(op, ctx.arguments, seed, self._cache)

@@ -35,7 +35,7 @@ from gecko.pipeline.world.store import ABSENT, collection, find, lookup, select,
 from gecko.toolkits.conventions import convention_of, not_found_message
 from gecko.toolkits.model import Operation, ResourceBinding, WorldBinding
 from utils.jsonutil import content_hash
-from utils.schema.instance import UnsatisfiableSchema, generate_instance
+from utils.schema.instance import SchemaCache, UnsatisfiableSchema, generate_instance
 
 Generate = Callable[[Mapping[str, Any], str], Any]
 """(echo values, seed) → a response that validates against the operation's schema."""
@@ -128,8 +128,10 @@ def _not_found_message(op: Operation, resource: ResourceBinding, record_id: Any)
             or f"{resource.name.replace('_', ' ').capitalize()} {record_id} not found.")
 
 
-def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str) -> WorldAnswer | None:
-    """The operation's declared not-found response for `record_id` (None when it declares none)."""
+def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: str,
+              cache: SchemaCache | None = None) -> WorldAnswer | None:
+    """The operation's declared not-found response for `record_id` (None when it declares none); `cache`: the
+    generator's, kept across calls (see `SchemaCache`)."""
     if resource.not_found is None:
         return None
     status, schema, check = resource.not_found
@@ -142,7 +144,7 @@ def not_found(op: Operation, resource: ResourceBinding, record_id: Any, seed: st
     hints = {"error": message, "message": message, "detail": message, "title": "Not Found", "status": status,
              "code": status}
     try:
-        return WorldAnswer(generate_instance(schema, seed, hints, check=check.is_valid), status)
+        return WorldAnswer(generate_instance(schema, seed, hints, check=check.is_valid, cache=cache), status)
     except UnsatisfiableSchema:
         return WorldAnswer({"error": message}, status)
 
@@ -224,7 +226,7 @@ def _echo_state(op: Operation, world: WorldBinding, state: Mapping[str, Any], ar
 
 
 def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any], seed: str,
-            generate: Generate, member: Member | None = None) -> WorldAnswer | None:
+            generate: Generate, member: Member | None = None, cache: SchemaCache | None = None) -> WorldAnswer | None:
     """The response the world model gives this call, or None to generate one as usual.
 
     Args:
@@ -234,6 +236,7 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
         seed: the call's seed (the same one the state side derives ids from).
         generate: the schema-driven generator of the operation's response.
         member: the generator of one field of it (a create's id drawn again when taken); None: `generate`'s.
+        cache: the generator's cache for the responses it makes itself (a declared not-found response).
     """
     world = op.world
     if world is None or not usable(state, world):
@@ -271,7 +274,7 @@ def respond(op: Operation, arguments: Mapping[str, Any], state: Mapping[str, Any
             body = overlay(generate(arguments, seed), {resource.id_field: record_id}, world.response_fields,
                            op.response_is_valid)
             return WorldAnswer(body, op.success_status)
-        return not_found(op, resource, record_id, seed)
+        return not_found(op, resource, record_id, seed, cache)
     record = found[1]
     if resource.action == "delete" and (op.response_schema is None or not op.success_has_body):
         return None  # a body-less delete answers as usual
