@@ -48,7 +48,8 @@ MAX_GENERATED_SIZE = 1_048_576
 """Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
 (`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
 MAX_NODES = 50_000
-"""Schema nodes a `SchemaCache` keeps (a few hundred bytes each); past it, it starts again empty."""
+"""Schema nodes a `SchemaCache` keeps (about 600 bytes each, 30 MB at most); past it, it starts again empty. The
+responses of 300 pool toolkits' 749 operations made 1,775."""
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 CAREFUL_ATTEMPTS = 2
