@@ -48,8 +48,8 @@ MAX_GENERATED_SIZE = 1_048_576
 """Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
 (`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
 MAX_NODES = 50_000
-"""Schema nodes a `SchemaCache` keeps (about 600 bytes each, 30 MB at most); past it, it starts again empty. The
-responses of 300 pool toolkits' 749 operations made 1,775."""
+"""Schema nodes a `SchemaCache` keeps (about 600 bytes each); past it, it starts again empty. One response of each
+of the open-world pool's 9,802 operations made 167,635 nodes and 18,284 compiled checks (147 MB together)."""
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 CAREFUL_ATTEMPTS = 2
@@ -95,10 +95,13 @@ class SchemaCache:
         return entry[1]
 
     def count_node(self) -> None:
-        """Count a new node; past `MAX_NODES`, forget every node (they are made again on use)."""
+        """Count a new node; past `MAX_NODES`, forget every node and every compiled check (they are made again on
+        use). The checks go too: some are of schemas a node made (a `$ref` merged with its siblings, an `allOf`
+        merged), which the nodes made again replace, so their checks would never be used again."""
         self.node_count += 1
         if self.node_count > MAX_NODES:
             self.roots.clear()
+            self.checks.clear()
             self.node_count = 0
 
 

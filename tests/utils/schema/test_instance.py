@@ -235,6 +235,24 @@ def test_the_cache_forgets_its_nodes_past_its_limit_and_makes_them_again(monkeyp
     assert generate_instance(NOTE, "golden", cache=cache) == first == generate_instance(NOTE, "golden")
 
 
+def test_the_checks_of_schemas_its_nodes_made_go_with_the_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `$ref` with siblings resolves to a schema its node makes; once the nodes are forgotten and made again, a
+    check compiled for the old one is never used again, and must not stay in the cache for good."""
+    import utils.schema.instance as instance
+
+    monkeypatch.setattr(instance, "MAX_NODES", 2)
+    schema = {"$defs": {"Kind": {"enum": ["memo", "list"]}}, "type": "object", "required": ["kind", "other"],
+              "properties": {"kind": {"$ref": "#/$defs/Kind", "description": "what the note is"},
+                             "other": {"$ref": "#/$defs/Kind", "description": "and the other"}}}
+    cache = SchemaCache()
+    sizes = []
+    for n in range(20):
+        assert generate_instance(schema, f"s{n}", {"kind": "list", "other": "memo"}, cache=cache) == {
+            "kind": "list", "other": "memo"}
+        sizes.append(len(cache.checks))
+    assert max(sizes) <= 4
+
+
 @pytest.mark.parametrize("schema", [["not", "a", "schema"], {"type": "string", "enum": "abc"}, 42, None,
                                     {"$ref": "#/$defs/Missing"}])
 def test_what_is_no_schema_is_refused_with_an_error_that_says_so(schema: object) -> None:
