@@ -83,26 +83,40 @@ class SchemaCache:
     patterns: dict[str, list[str]] = field(default_factory=dict)
     pools: dict[tuple[str, int, int | None], list[str]] = field(default_factory=dict)
     """Per pattern and length limits: the samples that fit them (all of them when none does)."""
-    roots: dict[int, tuple[Any, dict[int, SchemaNode]]] = field(default_factory=dict)
-    """Per root schema (by id, kept alive with it): its schemas' nodes by id (`utils.schema.nodes`)."""
+    roots: dict[int, RootEntry] = field(default_factory=dict)
+    """Per root schema (by id), least recently used first: its schemas' nodes (`utils.schema.nodes`)."""
     node_count: int = 0
 
-    def nodes(self, root: Any) -> dict[int, SchemaNode]:
-        """The nodes of the schemas under `root` (a `$ref` resolves against its root, so a node belongs to one)."""
-        entry = self.roots.get(id(root))
-        if entry is None:
-            entry = self.roots[id(root)] = (root, {})
-        return entry[1]
+    def entry(self, root: Any) -> RootEntry:
+        """What is kept for the schemas under `root` (a `$ref` resolves against its root, so a node belongs to one),
+        now the most recently used."""
+        entry = self.roots.pop(id(root), None) or RootEntry(root)
+        self.roots[id(root)] = entry
+        return entry
 
     def count_node(self) -> None:
-        """Count a new node; past `MAX_NODES`, forget every node and every compiled check (they are made again on
-        use). The checks go too: some are of schemas a node made (a `$ref` merged with its siblings, an `allOf`
-        merged), which the nodes made again replace, so their checks would never be used again."""
+        """Count a new node; past `MAX_NODES`, forget the least recently used roots' nodes down to half of it.
+
+        The checks compiled while their runs went go too: some are of schemas a node made (a `$ref` merged with
+        its siblings, an `allOf` merged), which nodes made again replace, so they would never be used again."""
         self.node_count += 1
-        if self.node_count > MAX_NODES:
-            self.roots.clear()
-            self.checks.clear()
-            self.node_count = 0
+        if self.node_count <= MAX_NODES:
+            return
+        while self.node_count > MAX_NODES // 2 and len(self.roots) > 1:  # the last is the root being generated
+            entry = self.roots.pop(next(iter(self.roots)))
+            self.node_count -= len(entry.nodes)
+            for key in entry.checks:
+                self.checks.pop(key, None)
+
+
+@dataclass(eq=False)
+class RootEntry:
+    """A root schema (kept alive: its id is its key), the nodes of the schemas under it, and the checks compiled
+    during its runs (by their key in `SchemaCache.checks`)."""
+
+    root: Any
+    nodes: dict[int, SchemaNode] = field(default_factory=dict)
+    checks: list[tuple[int, int]] = field(default_factory=list)
 
 
 def is_error_branch(schema: Any) -> bool:
@@ -218,7 +232,8 @@ class InstanceGenerator:
         self._rng_made: random.Random | None = None
         self._echo = echo or {}
         self._cache = cache if cache is not None else SchemaCache()
-        self._nodes = self._cache.nodes(root)
+        self._entry = self._cache.entry(root)
+        self._nodes = self._entry.nodes
         self._prefix = f"{seed}|".encode()
         self._left = MAX_GENERATED_SIZE
 
@@ -277,6 +292,7 @@ class InstanceGenerator:
             check = python if needed is not None and len(needed) > LAZY_CHECK_DEFS else FastCheck(wrapped, python)
             entry = (check, schema, self._defs)
             self._cache.checks[key] = entry  # the entry keeps the schemas alive with their ids
+            self._entry.checks.append(key)
         return entry[0].is_valid(value)
 
     def _deref(self, schema: Any) -> Any:

@@ -225,30 +225,34 @@ def test_a_ref_with_keywords_beside_it_is_checked_by_one_compiled_check_across_c
     assert len(cache.checks) == checks
 
 
-def test_the_cache_forgets_its_nodes_past_its_limit_and_makes_them_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_forgets_the_least_recently_used_roots_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     import utils.schema.instance as instance
 
-    monkeypatch.setattr(instance, "MAX_NODES", 5)
+    monkeypatch.setattr(instance, "MAX_NODES", 20)
     cache = SchemaCache()
     first = generate_instance(NOTE, "golden", cache=cache)
-    assert cache.node_count <= 5
+    generate_instance(MIXED, "golden", cache=cache)
+    assert id(NOTE) not in cache.roots and id(MIXED) in cache.roots and cache.node_count <= 20
     assert generate_instance(NOTE, "golden", cache=cache) == first == generate_instance(NOTE, "golden")
+    assert list(cache.roots) == [id(NOTE)]  # MIXED went in its turn
 
 
-def test_the_checks_of_schemas_its_nodes_made_go_with_the_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A `$ref` with siblings resolves to a schema its node makes; once the nodes are forgotten and made again, a
-    check compiled for the old one is never used again, and must not stay in the cache for good."""
+def test_the_checks_of_schemas_a_forgotten_root_made_go_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `$ref` with siblings resolves to a schema its node makes; once that root is forgotten and its nodes made
+    again, a check compiled for the old one is never used again, and must not stay in the cache for good."""
     import utils.schema.instance as instance
 
-    monkeypatch.setattr(instance, "MAX_NODES", 2)
+    monkeypatch.setattr(instance, "MAX_NODES", 4)
     schema = {"$defs": {"Kind": {"enum": ["memo", "list"]}}, "type": "object", "required": ["kind", "other"],
               "properties": {"kind": {"$ref": "#/$defs/Kind", "description": "what the note is"},
                              "other": {"$ref": "#/$defs/Kind", "description": "and the other"}}}
+    twin = {**schema}  # another root object: each evicts the other
     cache = SchemaCache()
     sizes = []
     for n in range(20):
-        assert generate_instance(schema, f"s{n}", {"kind": "list", "other": "memo"}, cache=cache) == {
-            "kind": "list", "other": "memo"}
+        for root in (schema, twin):
+            assert generate_instance(root, f"s{n}", {"kind": "list", "other": "memo"}, cache=cache) == {
+                "kind": "list", "other": "memo"}
         sizes.append(len(cache.checks))
     assert max(sizes) <= 4
 
