@@ -48,8 +48,9 @@ MAX_GENERATED_SIZE = 1_048_576
 """Most characters (of strings) plus values one generated instance may hold: a response schema that asks for more
 (`minItems: 5000`, each item with `minItems: 5000`) is refused in microseconds instead of being built."""
 MAX_NODES = 50_000
-"""Schema nodes a `SchemaCache` keeps (about 600 bytes each); past it, it starts again empty. One response of each
-of the open-world pool's 9,802 operations made 167,635 nodes and 18,284 compiled checks (147 MB together)."""
+"""Schema nodes a `SchemaCache` keeps (about 600 bytes each); past it, it forgets the least recently used root
+schemas' nodes down to half. One response of each of the open-world pool's 9,802 operations made 167,635 nodes and
+18,284 compiled checks (147 MB together)."""
 ATTEMPTS = 8
 """Generator runs of `generate_instance`, each with a salted seed; the first half may echo arguments."""
 CAREFUL_ATTEMPTS = 2
@@ -73,7 +74,7 @@ class ResponseTooLarge(UnsatisfiableSchema):
 
 @dataclass
 class SchemaCache:
-    """Compiled sub-schema checks and regex samples, reusable across runs while the schemas stay alive.
+    """Compiled sub-schema checks, regex samples and schema nodes, reusable across runs while the schemas stay alive.
 
     Keys are `id()`s of schema objects, so keep one cache per set of long-lived schemas (the rules
     synthesizer keeps one per process); each entry also holds its schemas, so an id is never reused.
