@@ -16,6 +16,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -35,6 +36,11 @@ CHUNK_TOOLS = 1000
 QUERY_TOKENS = 256
 """Word pieces embedded per query: the model's training length."""
 _KEY_BYTES = 16
+ARRAY_READS = threading.Lock()
+"""Held while numpy reads an array file's header, which it parses with `ast.literal_eval`. CPython 3.11 keeps the
+syntax-tree builder's recursion depth in state its threads share, and two threads parsing at once can fail with
+`SystemError: AST constructor recursion depth mismatch` (python/cpython#106905): two builders of one index in one
+process did (`tests/toolkits/test_search_dense_lock.py`)."""
 
 
 def text_key(text: str) -> bytes:
@@ -50,7 +56,7 @@ def cache_path(cache_dir: Path, identity: str, tokens: int) -> Path:
 def cache_fetch(path: Path, dim: int) -> dict[bytes, np.ndarray]:
     """The cached embeddings, by text key; an unreadable or mismatched file counts as empty (it is rebuilt)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with ARRAY_READS, np.load(path, allow_pickle=False) as data:
             keys, vectors = _read_keys(data["keys"]), data["vectors"]
     except FileNotFoundError:
         return {}
@@ -95,7 +101,7 @@ def all_cached(identity: str, texts: Sequence[str], cache_dir: Path | None) -> b
     if cache_dir is None:
         return False
     try:
-        with np.load(cache_path(cache_dir, identity, TOOL_TOKENS), allow_pickle=False) as data:
+        with ARRAY_READS, np.load(cache_path(cache_dir, identity, TOOL_TOKENS), allow_pickle=False) as data:
             read = _read_keys(data["keys"])
     except (OSError, ValueError, KeyError):
         return False

@@ -244,7 +244,10 @@ class StoredIndex:
             return None
         import numpy as np
 
-        return np.load(self.dense_path, mmap_mode="r", allow_pickle=False)
+        from gecko.toolkits.search_dense import ARRAY_READS
+
+        with ARRAY_READS:
+            return np.load(self.dense_path, mmap_mode="r", allow_pickle=False)
 
     def dense_texts(self) -> list[str]:
         """What each tool's embedding is of (to embed them with another model)."""
