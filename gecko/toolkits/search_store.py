@@ -236,7 +236,10 @@ class StoredIndex:
             return None
         import bm25s
 
-        return bm25s.BM25.load(str(self.bm25_dir), mmap=True, show_progress=False)
+        from gecko.toolkits.search_dense import ARRAY_READS
+
+        with ARRAY_READS:  # its arrays are numpy files too
+            return bm25s.BM25.load(str(self.bm25_dir), mmap=True, show_progress=False)
 
     def dense_vectors(self, identity: str) -> Any:
         """The mapped embedding matrix by the model `identity`, or None when the index holds none by it."""
