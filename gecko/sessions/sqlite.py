@@ -35,7 +35,7 @@ from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _TABLES = ("sessions", "history", "snapshots", "versions", "workers", "tags")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -53,7 +53,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS history_seq ON history(session_id, seq);
 CREATE TABLE IF NOT EXISTS versions (
     session_id TEXT NOT NULL, version INTEGER NOT NULL, checkpoint INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions(session_id, version);
-CREATE INDEX IF NOT EXISTS versions_checkpoints ON versions(session_id, checkpoint, version);
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
@@ -213,11 +212,19 @@ class SqliteStore(SessionStore):
         return [loads(r[0]) for r in reversed(rows)]
 
     async def _version_rows(self, session_id: str, version: int, after: int = -1) -> list[tuple[int, bool, Any]]:
-        rows = await self._read(
-            "SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? AND version > ? "
-            "AND version >= COALESCE((SELECT MAX(version) FROM versions WHERE session_id=? AND checkpoint=1 "
-            "AND version <= ?), -1) ORDER BY version", (session_id, version, after, session_id, version))
-        return [(number, bool(checkpoint), loads(body)) for number, checkpoint, body in rows]
+        # newest first, up to the first checkpoint: no index on `checkpoint` (one more page per write), and the rows
+        # walked are the rows returned
+        rows: list[tuple[int, bool, Any]] = []
+        cursor = self._conn().execute("SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? "
+                                      "AND version > ? ORDER BY version DESC", (session_id, version, after))
+        try:
+            for number, checkpoint, body in cursor:
+                rows.append((number, bool(checkpoint), body))
+                if checkpoint:
+                    break
+        finally:
+            cursor.close()  # ends the statement's read of the WAL now, not when the cursor is collected
+        return [(number, checkpoint, loads(body)) for number, checkpoint, body in reversed(rows)]
 
     async def count(self) -> int:
         rows = await self._read("SELECT COUNT(*) FROM sessions WHERE expires>=?", (time.time(),))
@@ -337,6 +344,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     if current == SCHEMA_VERSION:
         return
+    if current == 4:  # 5 dropped an index that cost every write a page (`SqliteStore._version_rows` walks instead)
+        conn.execute("DROP INDEX IF EXISTS versions_checkpoints")
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        return
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if tables & set(_TABLES):
         log.warning("session DB %s has an older layout (version %s): its sessions are dropped", conn, current)
@@ -441,8 +452,8 @@ def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit
         conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)", (record.id, version, int(commit.checkpoint),
                                                                          stored))
         if retention.max_versions and version % TRIM_EVERY == 0:
-            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT MAX(version) FROM versions "
-                         "WHERE session_id=? AND checkpoint=1 AND version <= ?)",
+            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT version FROM versions "
+                         "WHERE session_id=? AND version <= ? AND checkpoint=1 ORDER BY version DESC LIMIT 1)",
                          (record.id, record.id, retention.oldest_version(version)))
     if commit.history is not None:
         conn.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (record.id, calls, _dumps(commit.history)))
