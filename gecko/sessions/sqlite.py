@@ -56,6 +56,12 @@ CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions(session_id, versio
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
+TRIM_GROUP_ROWS = 1024
+"""History entries and versions that fell out of their window are deleted in groups of about this many rows (or
+the smaller window), for many sessions in one transaction. Rows are stored in the order they were written, so the
+sessions written together share pages: deleting their old rows together rewrites each page once, where deleting
+them session by session rewrote a page per row (a third of the bytes a write cost, once a session passed its
+window). Until then a session keeps up to a group more than its window; reads never show those rows."""
 VACUUM_PAGES = 2000
 """Free pages given back to the file system per sweep."""
 
@@ -96,6 +102,11 @@ class SqliteStore(SessionStore):
         self._held: dict[int, str] = {}
         self._waiting: set[int] = set()
         """Slots whose 'waiting' byte this process holds (shared)."""
+        self._trims: set[str] = set()
+        """Sessions with rows out of their window, deleted with the next group (see `TRIM_GROUP_ROWS`)."""
+        self._trim_rows = 0
+        windows = [n for n in (retention.history_limit, retention.max_versions) if n]
+        self._trim_group = max(TRIM_EVERY, min([TRIM_GROUP_ROWS, *windows]))
 
     # -- plumbing --------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -149,6 +160,8 @@ class SqliteStore(SessionStore):
             conn.close()
 
     async def close(self) -> None:
+        if self._writer is not None and self._trims:
+            await self._write(_trim, self._take_trims(), self.retention)
         if self._writer is not None:
             await asyncio.to_thread(self._writer.close)
             self._writer = None
@@ -263,6 +276,8 @@ class SqliteStore(SessionStore):
         return page
 
     async def purge_expired(self) -> int:
+        if self._trims:
+            await self._write(_trim, self._take_trims(), self.retention)
         gone = await self._write(_purge, time.time())
         if gone:
             await self._write(_give_back, VACUUM_PAGES)
@@ -318,15 +333,34 @@ class SqliteStore(SessionStore):
         return True
 
     async def _commit(self, record: SessionRecord, commit: Commit, release: str | None) -> tuple[int, int, bool]:
+        trims = self._take_trims() if self._trim_rows >= self._trim_group else []
         try:
-            result = await self._write(_commit_rows, record, commit, self.retention)
+            result = await self._write(_commit_rows, record, commit, self.retention, trims)
         finally:
             others = await self._lease_release(record.id, release) if release is not None else False
         if result == -2:
             raise SessionNotFound(record.id)
         if result == -1:
             raise VersionConflict(f"session {record.id} changed during the call (expected version {record.version})")
-        return (*result, others)
+        version, calls = result
+        self._count_trims(record.id, commit, version, calls)
+        return version, calls, others
+
+    def _count_trims(self, session_id: str, commit: Commit, version: int, calls: int) -> None:
+        """Every TRIM_EVERY calls (versions) of a session with a window, TRIM_EVERY of its rows fall out of it."""
+        rows = 0
+        if commit.history is not None and self.retention.history_limit and calls % TRIM_EVERY == 0:
+            rows += TRIM_EVERY
+        if commit.state is not None and self.retention.max_versions and version % TRIM_EVERY == 0:  # a new version
+            rows += TRIM_EVERY
+        if rows:
+            self._trims.add(session_id)
+            self._trim_rows += rows
+
+    def _take_trims(self) -> list[str]:
+        """The sessions whose old rows the next write deletes (sorted: their index entries are visited in order)."""
+        ids, self._trims, self._trim_rows = sorted(self._trims), set(), 0
+        return ids
 
     # -- workers ---------------------------------------------------------------------------
     async def heartbeat(self) -> None:
@@ -415,8 +449,24 @@ def _purge(conn: sqlite3.Connection, now: float) -> int:
     return len(gone)
 
 
-def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit,
-                 retention: Retention) -> tuple[int, int] | int:
+def _trim(conn: sqlite3.Connection, session_ids: list[str], retention: Retention) -> None:
+    """Delete the history entries and versions of `session_ids` that fell out of their windows, as their records stand
+    now (a session deleted and made again under its id since keeps what its new window holds)."""
+    for sid in session_ids:
+        if retention.history_limit:
+            conn.execute("DELETE FROM history WHERE session_id=? AND seq <= (SELECT calls FROM sessions WHERE id=?) - ?",
+                         (sid, sid, retention.history_limit))
+        if retention.max_versions:  # back to the checkpoint the oldest version kept is rebuilt from
+            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT version FROM versions "
+                         "WHERE session_id=? AND checkpoint=1 AND version <= (SELECT version FROM sessions WHERE id=?) "
+                         "- ? + 1 ORDER BY version DESC LIMIT 1)", (sid, sid, sid, retention.max_versions))
+
+
+def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit, retention: Retention,
+                 trims: list[str]) -> tuple[int, int] | int:
+    """The commit's rows; then the out-of-window rows of `trims` (they fall out whether or not this commit lands)."""
+    if trims:
+        _trim(conn, trims, retention)
     now = time.time()
     stored = commit.stored if commit.state is not None else None
     version = record.version + (stored is not None)
@@ -451,12 +501,6 @@ def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit
     if stored is not None:
         conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)", (record.id, version, int(commit.checkpoint),
                                                                          stored))
-        if retention.max_versions and version % TRIM_EVERY == 0:
-            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT version FROM versions "
-                         "WHERE session_id=? AND version <= ? AND checkpoint=1 ORDER BY version DESC LIMIT 1)",
-                         (record.id, record.id, retention.oldest_version(version)))
     if commit.history is not None:
         conn.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (record.id, calls, _dumps(commit.history)))
-        if retention.history_limit and calls % TRIM_EVERY == 0:
-            conn.execute("DELETE FROM history WHERE session_id=? AND seq < ?", (record.id, retention.first_call(calls)))
     return version, calls
