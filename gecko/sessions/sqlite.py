@@ -464,7 +464,7 @@ def _trim(conn: sqlite3.Connection, session_ids: list[str], retention: Retention
 
 def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit, retention: Retention,
                  trims: list[str]) -> tuple[int, int] | int:
-    """The commit's rows; then the out-of-window rows of `trims` (they fall out whether or not this commit lands)."""
+    """The out-of-window rows of `trims` (they go whether or not this commit lands), then the commit's rows."""
     if trims:
         _trim(conn, trims, retention)
     now = time.time()
