@@ -453,13 +453,16 @@ def _trim(conn: sqlite3.Connection, session_ids: list[str], retention: Retention
     """Delete the history entries and versions of `session_ids` that fell out of their windows, as their records stand
     now (a session deleted and made again under its id since keeps what its new window holds)."""
     for sid in session_ids:
+        row = conn.execute("SELECT calls, version FROM sessions WHERE id=?", (sid,)).fetchone()
+        if row is None:
+            continue
+        calls, version = row
         if retention.history_limit:
-            conn.execute("DELETE FROM history WHERE session_id=? AND seq <= (SELECT calls FROM sessions WHERE id=?) - ?",
-                         (sid, sid, retention.history_limit))
+            conn.execute("DELETE FROM history WHERE session_id=? AND seq < ?", (sid, retention.first_call(calls)))
         if retention.max_versions:  # back to the checkpoint the oldest version kept is rebuilt from
             conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT version FROM versions "
-                         "WHERE session_id=? AND checkpoint=1 AND version <= (SELECT version FROM sessions WHERE id=?) "
-                         "- ? + 1 ORDER BY version DESC LIMIT 1)", (sid, sid, sid, retention.max_versions))
+                         "WHERE session_id=? AND checkpoint=1 AND version <= ? ORDER BY version DESC LIMIT 1)",
+                         (sid, sid, retention.oldest_version(version)))
 
 
 def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit, retention: Retention,
