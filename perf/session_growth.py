@@ -71,8 +71,8 @@ def _session_bytes(store: str, url: str | None, state_dir: Path, sid: str) -> in
     if store == "sqlite":
         conn = sqlite3.connect(state_dir / "sessions.db")
         total = 0
-        for sql in ("SELECT SUM(LENGTH(entry)) + COUNT(*) * 48 FROM history WHERE session_id=?",
-                    "SELECT SUM(LENGTH(body)) + COUNT(*) * 48 FROM versions WHERE session_id=?",
+        for sql in ("SELECT SUM(LENGTH(entry)) + COUNT(entry) * 48 FROM steps WHERE session_id=?",
+                    "SELECT SUM(LENGTH(body)) + COUNT(body) * 48 FROM steps WHERE session_id=?",
                     "SELECT LENGTH(config) + LENGTH(checklists) + 64 FROM sessions WHERE id=?"):
             total += conn.execute(sql, (sid,)).fetchone()[0] or 0
         conn.close()

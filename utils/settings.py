@@ -157,7 +157,7 @@ class Settings(BaseSettings):
     session_ttl: float = Field(24 * 3600.0, gt=0)
     """Seconds of inactivity after which a session expires."""
     history_limit: int = Field(1000, ge=0)
-    """Calls kept per session in its history, the most recent ones (older ones are deleted); 0 keeps every call until the session expires. Same on every store."""
+    """Calls kept per session in its history, the most recent ones (older ones are deleted; on SQLite, together with the state version a call made, so the longer of this and `max_versions` decides what is stored); 0 keeps every call until the session expires. Same on every store."""
     max_versions: int = Field(1000, ge=0)
     """State versions kept per session for `GET /sessions/{id}/state?version=N`, the most recent ones; 0 keeps every version."""
     checkpoint_every: int = Field(32, ge=1, le=100000)

@@ -8,8 +8,9 @@
   a second byte, which the holder tests when its turn ends (see `gecko.sessions.store`). `_held`
   keeps two sessions whose ids hash to the same byte from sharing the process's lock.
 - Tables: `sessions` (the current record, with its status and tags, and where its last checkpoint is; not
-  the state itself, which the versions hold), `versions` (checkpoints and JSON-Patch deltas, see
-  `gecko.sessions.versions`), `history` (one row per call, numbered per session), `tags` (one row
+  the state itself, which the versions hold), `steps` (one row per commit that stored something: the call's
+  history entry, numbered per session, and the new state version, a checkpoint or a JSON-Patch delta, see
+  `gecko.sessions.versions`; in commit order per session), `tags` (one row
   per session and tag, ordered by creation time: what listings walk, see `gecko.sessions.listing`). The file uses
   incremental auto-vacuum, so the sweep gives the pages of purged sessions back to the file system.
 """
@@ -35,33 +36,37 @@ from gecko.sessions.versions import TRIM_EVERY, Retention
 from utils.jsonutil import dumps_compact, loads
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 5
-_TABLES = ("sessions", "history", "snapshots", "versions", "workers", "tags")
+SCHEMA_VERSION = 6
+_TABLES = ("sessions", "history", "snapshots", "versions", "steps", "workers", "tags")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER, calls INTEGER,
     config TEXT, checklists TEXT, status TEXT NOT NULL DEFAULT 'new', tags TEXT NOT NULL DEFAULT '[]',
-    base_version INTEGER NOT NULL DEFAULT 0, base_bytes INTEGER NOT NULL DEFAULT 0, delta_bytes INTEGER NOT NULL DEFAULT 0);
+    base_version INTEGER NOT NULL DEFAULT 0, base_bytes INTEGER NOT NULL DEFAULT 0, delta_bytes INTEGER NOT NULL DEFAULT 0,
+    trim_calls INTEGER NOT NULL DEFAULT 0, trim_versions INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires);
 CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created, id);
 CREATE INDEX IF NOT EXISTS sessions_status ON sessions(status, created, id);
 CREATE TABLE IF NOT EXISTS tags (tag TEXT NOT NULL, created REAL NOT NULL, session_id TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS tags_order ON tags(tag, created, session_id);
 CREATE INDEX IF NOT EXISTS tags_session ON tags(session_id);
-CREATE TABLE IF NOT EXISTS history (session_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS history_seq ON history(session_id, seq);
-CREATE TABLE IF NOT EXISTS versions (
-    session_id TEXT NOT NULL, version INTEGER NOT NULL, checkpoint INTEGER NOT NULL, body TEXT NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions(session_id, version);
+CREATE TABLE IF NOT EXISTS steps (
+    id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER, version INTEGER, checkpoint INTEGER, entry TEXT,
+    body TEXT);
+CREATE INDEX IF NOT EXISTS steps_session ON steps(session_id);
+CREATE INDEX IF NOT EXISTS steps_checkpoints ON steps(session_id, version) WHERE checkpoint=1;
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
+_NOTHING = 0
+_EVERYTHING = 1 << 62
+"""Row-id bounds of `_trim`: no row is below 0, every row is below 2**62."""
 TRIM_GROUP_ROWS = 1024
-"""History entries and versions that fell out of their window are deleted in groups of about this many rows (or
-the smaller window), for many sessions in one transaction. Rows are stored in the order they were written, so the
-sessions written together share pages: deleting their old rows together rewrites each page once, where deleting
-them session by session rewrote a page per row (a third of the bytes a write cost, once a session passed its
-window). Until then a session keeps up to a group more than its window; reads never show those rows."""
+"""Steps that fell out of their windows are deleted in groups of about this many (or the smaller window), for many
+sessions in one transaction. Steps are stored in the order they were written, so the sessions written together
+share pages: deleting their old steps together rewrites each page once, where deleting them session by session
+rewrote a page per row (a third of the bytes a write cost, once a session passed its window). Until then a session
+keeps up to a group more than its windows; reads never show those steps."""
 VACUUM_PAGES = 2000
 """Free pages given back to the file system per sweep."""
 
@@ -210,28 +215,30 @@ class SqliteStore(SessionStore):
         keep = self.retention.history_limit
         if keep:
             rows = await self._read(
-                "SELECT entry FROM history WHERE session_id=? AND seq > (SELECT calls - ? FROM sessions WHERE id=?) "
-                "ORDER BY seq LIMIT ? OFFSET ?", (session_id, keep, session_id, limit, offset))
+                "SELECT entry FROM steps WHERE session_id=? AND seq > (SELECT calls - ? FROM sessions WHERE id=?) "
+                "ORDER BY id LIMIT ? OFFSET ?", (session_id, keep, session_id, limit, offset))
         else:
-            rows = await self._read("SELECT entry FROM history WHERE session_id=? ORDER BY seq LIMIT ? OFFSET ?",
-                                    (session_id, limit, offset))
+            rows = await self._read("SELECT entry FROM steps WHERE session_id=? AND seq IS NOT NULL ORDER BY id "
+                                    "LIMIT ? OFFSET ?", (session_id, limit, offset))
         return [loads(r[0]) for r in rows]
 
     async def history_tail(self, session_id: str, limit: int) -> list[dict[str, Any]]:
         if self.retention.history_limit:
             limit = min(limit, self.retention.history_limit)
-        rows = await self._read("SELECT entry FROM history WHERE session_id=? ORDER BY seq DESC LIMIT ?",
-                                (session_id, limit))
+        rows = await self._read("SELECT entry FROM steps WHERE session_id=? AND seq IS NOT NULL ORDER BY id DESC "
+                                "LIMIT ?", (session_id, limit))
         return [loads(r[0]) for r in reversed(rows)]
 
     async def _version_rows(self, session_id: str, version: int, after: int = -1) -> list[tuple[int, bool, Any]]:
-        # newest first, up to the first checkpoint: no index on `checkpoint` (one more page per write), and the rows
-        # walked are the rows returned
+        # newest first, back to `after` or the first checkpoint: the session's index has its steps in commit order,
+        # and the rows walked are about the rows returned (for an old version, the newer ones too)
         rows: list[tuple[int, bool, Any]] = []
-        cursor = self._conn().execute("SELECT version, checkpoint, body FROM versions WHERE session_id=? AND version <= ? "
-                                      "AND version > ? ORDER BY version DESC", (session_id, version, after))
+        cursor = self._conn().execute("SELECT version, checkpoint, body FROM steps WHERE session_id=? AND version <= ? "
+                                      "ORDER BY id DESC", (session_id, version))
         try:
             for number, checkpoint, body in cursor:
+                if number <= after:
+                    break
                 rows.append((number, bool(checkpoint), body))
                 if checkpoint:
                     break
@@ -348,14 +355,10 @@ class SqliteStore(SessionStore):
 
     def _count_trims(self, session_id: str, commit: Commit, version: int, calls: int) -> None:
         """Every TRIM_EVERY calls (versions) of a session with a window, TRIM_EVERY of its rows fall out of it."""
-        rows = 0
-        if commit.history is not None and self.retention.history_limit and calls % TRIM_EVERY == 0:
-            rows += TRIM_EVERY
-        if commit.state is not None and self.retention.max_versions and version % TRIM_EVERY == 0:  # a new version
-            rows += TRIM_EVERY
-        if rows:
+        if (commit.history is not None and self.retention.history_limit and calls % TRIM_EVERY == 0
+                or commit.state is not None and self.retention.max_versions and version % TRIM_EVERY == 0):
             self._trims.add(session_id)
-            self._trim_rows += rows
+            self._trim_rows += TRIM_EVERY
 
     def _take_trims(self) -> list[str]:
         """The sessions whose old rows the next write deletes (sorted: their index entries are visited in order)."""
@@ -378,9 +381,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     if current == SCHEMA_VERSION:
         return
-    if current == 4:  # 5 dropped an index that cost every write a page (`SqliteStore._version_rows` walks instead)
-        conn.execute("DROP INDEX IF EXISTS versions_checkpoints")
-        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    if current == 4:
+        _migrate_from_4(conn)
         return
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if tables & set(_TABLES):
@@ -390,6 +392,23 @@ def _migrate(conn: sqlite3.Connection) -> None:
     for statement in _SCHEMA.split(";"):  # not executescript: it would commit the open transaction
         if statement.strip():
             conn.execute(statement)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
+def _migrate_from_4(conn: sqlite3.Connection) -> None:
+    """Layout 4 to 6, sessions kept: `history` and `versions` become `steps`. A write of layout 4 added a row and an
+    index entry to each (and one more to an index of the versions' checkpoint flag); a step is one of each."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN trim_calls INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE sessions ADD COLUMN trim_versions INTEGER NOT NULL DEFAULT 0")
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT INTO steps (session_id, version, checkpoint, body) "
+                 "SELECT session_id, version, checkpoint, body FROM versions ORDER BY session_id, version")
+    conn.execute("INSERT INTO steps (session_id, seq, entry) "
+                 "SELECT session_id, seq, entry FROM history ORDER BY session_id, seq")
+    conn.execute("DROP TABLE history")
+    conn.execute("DROP TABLE versions")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
@@ -420,7 +439,7 @@ def _insert_session(conn: sqlite3.Connection, r: SessionRecord, state: str) -> N
     conn.execute(f"INSERT INTO sessions ({_RECORD_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
                  (r.id, r.created, r.updated, r.expires, r.version, r.calls, _dumps(r.config), _dumps(r.checklists),
                   r.status, _dumps(r.tags), r.base_version, r.base_bytes, r.delta_bytes))
-    conn.execute("INSERT INTO versions VALUES (?,?,1,?)", (r.id, r.version, state))
+    conn.execute("INSERT INTO steps (session_id, version, checkpoint, body) VALUES (?,?,1,?)", (r.id, r.version, state))
     _insert_tags(conn, r.id, r.created, r.tags)
 
 
@@ -430,8 +449,7 @@ def _insert_tags(conn: sqlite3.Connection, session_id: str, created: float, tags
 
 def _delete_rows(conn: sqlite3.Connection, session_id: str) -> None:
     conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
-    conn.execute("DELETE FROM history WHERE session_id=?", (session_id,))
-    conn.execute("DELETE FROM versions WHERE session_id=?", (session_id,))
+    conn.execute("DELETE FROM steps WHERE session_id=?", (session_id,))
     conn.execute("DELETE FROM tags WHERE session_id=?", (session_id,))
 
 
@@ -450,19 +468,40 @@ def _purge(conn: sqlite3.Connection, now: float) -> int:
 
 
 def _trim(conn: sqlite3.Connection, session_ids: list[str], retention: Retention) -> None:
-    """Delete the history entries and versions of `session_ids` that fell out of their windows, as their records stand
-    now (a session deleted and made again under its id since keeps what its new window holds)."""
+    """Delete the steps of `session_ids` that fell out of their windows, as their records stand now (a session deleted
+    and made again under its id since keeps what its new window holds).
+
+    A step holds a call's history entry, a state version, or both; it goes once what it holds is out of its window:
+    an entry older than the last `history_limit` calls, a version older than the checkpoint the oldest kept version
+    is rebuilt from. A step whose entry is out and whose version is not (or the reverse) stays whole: a window
+    that keeps everything (0) keeps the other half of its steps too. No read shows what is out of its window.
+    """
     for sid in session_ids:
-        row = conn.execute("SELECT calls, version FROM sessions WHERE id=?", (sid,)).fetchone()
+        row = conn.execute("SELECT calls, version, trim_calls, trim_versions FROM sessions WHERE id=?", (sid,)).fetchone()
         if row is None:
             continue
-        calls, version = row
-        if retention.history_limit:
-            conn.execute("DELETE FROM history WHERE session_id=? AND seq < ?", (sid, retention.first_call(calls)))
-        if retention.max_versions:  # back to the checkpoint the oldest version kept is rebuilt from
-            conn.execute("DELETE FROM versions WHERE session_id=? AND version < (SELECT version FROM versions "
-                         "WHERE session_id=? AND checkpoint=1 AND version <= ? ORDER BY version DESC LIMIT 1)",
-                         (sid, sid, retention.oldest_version(version)))
+        calls, version, calls_before, versions_before = row  # where the last trim left each window (step ids)
+        calls_from = _NOTHING  # steps below this id hold no kept entry
+        if retention.history_limit:  # from where the last trim found it: the steps walked are the ones out since
+            kept = conn.execute("SELECT id FROM steps WHERE session_id=? AND id >= ? AND seq >= ? ORDER BY id LIMIT 1",
+                                (sid, calls_before, retention.first_call(calls))).fetchone()
+            calls_from = kept[0] if kept else _EVERYTHING
+        versions_from = _NOTHING  # steps below this id hold no kept version
+        if retention.max_versions:  # the checkpoint the oldest kept version is rebuilt from (a checkpoint's index)
+            base = conn.execute("SELECT id FROM steps WHERE session_id=? AND checkpoint=1 AND version <= ? "
+                                "ORDER BY version DESC LIMIT 1", (sid, retention.oldest_version(version))).fetchone()
+            versions_from = base[0] if base else _NOTHING
+        both = min(calls_from, versions_from)
+        if both > _NOTHING:
+            conn.execute("DELETE FROM steps WHERE session_id=? AND id < ?", (sid, both))
+        if calls_from > both:  # entries out of the window above the versions kept: the steps that hold only those
+            conn.execute("DELETE FROM steps WHERE session_id=? AND id >= ? AND id < ? AND version IS NULL",
+                         (sid, max(both, calls_before), calls_from))
+        elif versions_from > both:  # and the reverse
+            conn.execute("DELETE FROM steps WHERE session_id=? AND id >= ? AND id < ? AND seq IS NULL",
+                         (sid, max(both, versions_before), versions_from))
+        conn.execute("UPDATE sessions SET trim_calls=?, trim_versions=? WHERE id=?",
+                     (calls_from if calls_from < _EVERYTHING else calls_before, versions_from, sid))
 
 
 def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit, retention: Retention,
@@ -502,8 +541,10 @@ def _commit_rows(conn: sqlite3.Connection, record: SessionRecord, commit: Commit
     if commit.tags is not None:
         _insert_tags(conn, record.id, row[1], commit.tags)
     if stored is not None:
-        conn.execute("INSERT OR REPLACE INTO versions VALUES (?,?,?,?)", (record.id, version, int(commit.checkpoint),
-                                                                         stored))
-    if commit.history is not None:
-        conn.execute("INSERT OR REPLACE INTO history VALUES (?,?,?)", (record.id, calls, _dumps(commit.history)))
+        conn.execute("INSERT INTO steps (session_id, seq, version, checkpoint, entry, body) VALUES (?,?,?,?,?,?)",
+                     (record.id, calls if commit.history is not None else None, version, int(commit.checkpoint),
+                      _dumps(commit.history) if commit.history is not None else None, stored))
+    elif commit.history is not None:
+        conn.execute("INSERT INTO steps (session_id, seq, entry) VALUES (?,?,?)",
+                     (record.id, calls, _dumps(commit.history)))
     return version, calls

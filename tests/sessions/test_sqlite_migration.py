@@ -1,60 +1,92 @@
-"""A session file of layout 4 opens as layout 5 with its sessions kept: 5 only dropped an index."""
+"""A session file of layout 4 opens as layout 6 with its sessions kept: their history and versions become steps."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import time
 from pathlib import Path
 
-from gecko.sessions.model import Commit, SessionRecord
-from gecko.sessions.sqlite import SCHEMA_VERSION
+from gecko.sessions.model import Commit
+from gecko.sessions.sqlite import SCHEMA_VERSION, SqliteStore
 from gecko.sessions.store import open_store
 
-
-def _indexes(path: Path) -> set[str]:
-    with sqlite3.connect(path) as conn:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")}
-
-
-def _user_version(path: Path) -> int:
-    with sqlite3.connect(path) as conn:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-async def _write_versions(store, session_id: str, count: int) -> None:
-    for number in range(count):
-        hold = await store.acquire(session_id)
-        try:
-            record = await store.read(hold)
-            state = {**record.state, "n": number}
-            await store.commit(hold, record, Commit(history={"call": number}, state=state,
-                                                    patch=[{"op": "replace", "path": "/n", "value": number}]))
-        finally:
-            await store.release(hold)
+LAYOUT_4 = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, created REAL, updated REAL, expires REAL, version INTEGER, calls INTEGER,
+    config TEXT, checklists TEXT, status TEXT NOT NULL DEFAULT 'new', tags TEXT NOT NULL DEFAULT '[]',
+    base_version INTEGER NOT NULL DEFAULT 0, base_bytes INTEGER NOT NULL DEFAULT 0, delta_bytes INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX sessions_expires ON sessions(expires);
+CREATE INDEX sessions_created ON sessions(created, id);
+CREATE INDEX sessions_status ON sessions(status, created, id);
+CREATE TABLE tags (tag TEXT NOT NULL, created REAL NOT NULL, session_id TEXT NOT NULL);
+CREATE UNIQUE INDEX tags_order ON tags(tag, created, session_id);
+CREATE INDEX tags_session ON tags(session_id);
+CREATE TABLE history (session_id TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL);
+CREATE UNIQUE INDEX history_seq ON history(session_id, seq);
+CREATE TABLE versions (
+    session_id TEXT NOT NULL, version INTEGER NOT NULL, checkpoint INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE UNIQUE INDEX versions_number ON versions(session_id, version);
+CREATE INDEX versions_checkpoints ON versions(session_id, checkpoint, version);
+CREATE TABLE workers (id TEXT PRIMARY KEY, seen REAL);
+"""
 
 
-async def test_a_layout_4_file_keeps_its_sessions_and_loses_the_checkpoint_index(tmp_path: Path) -> None:
-    path = tmp_path / "sessions.db"
-    store = open_store("sqlite", sqlite_path=path, ttl=60, checkpoint_every=2)
-    await store.open()
-    try:
-        await store.create(SessionRecord(id="kept", state={"n": -1, "pad": "x" * 50}))
-        await _write_versions(store, "kept", 7)
-    finally:
-        await store.close()
-    with sqlite3.connect(path, isolation_level=None) as conn:  # what layout 4 had
-        conn.execute("CREATE INDEX versions_checkpoints ON versions(session_id, checkpoint, version)")
+def _layout_4_file(path: Path, now: float) -> None:
+    """Two sessions as layout 4 stored them: `kept` at version 3 (checkpoints at 0 and 2, deltas at 1 and 3) after
+    three calls, and `other` at version 0."""
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(LAYOUT_4)
         conn.execute("PRAGMA user_version=4")
-        checkpoints = [r[0] for r in conn.execute("SELECT version FROM versions WHERE checkpoint=1 ORDER BY version")]
-    assert len(checkpoints) > 2 and checkpoints[-1] < 7, checkpoints  # rebuilds below start mid-chain
-    assert "versions_checkpoints" in _indexes(path)
+        for sid, version, calls, tags in (("kept", 3, 3, ["t"]), ("other", 0, 0, [])):
+            conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         (sid, now, now, now + 600, version, calls, json.dumps({"toolkits": ["x"]}), "{}", "active",
+                          json.dumps(tags), 2 if version else 0, 10, 0))
+        conn.execute("INSERT INTO tags VALUES ('t', ?, 'kept')", (now,))
+        conn.execute("INSERT INTO versions VALUES ('other', 0, 1, ?)", (json.dumps({"o": 1}),))
+        for version, checkpoint, body in ((0, 1, {"n": 0}), (1, 0, [{"op": "replace", "path": "/n", "value": 1}]),
+                                          (2, 1, {"n": 2}), (3, 0, [{"op": "replace", "path": "/n", "value": 3}])):
+            conn.execute("INSERT INTO versions VALUES ('kept', ?, ?, ?)", (version, checkpoint, json.dumps(body)))
+        for seq in (3, 1, 2):  # stored out of order: the migration orders them
+            conn.execute("INSERT INTO history VALUES ('kept', ?, ?)", (seq, json.dumps({"call": seq})))
 
-    store = open_store("sqlite", sqlite_path=path, ttl=60, checkpoint_every=2)
+
+def _names(path: Path, kind: str) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type=? AND sql IS NOT NULL", (kind,))}
+
+
+async def test_a_layout_4_file_keeps_its_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    _layout_4_file(path, time.time())
+    store = open_store("sqlite", sqlite_path=path, ttl=600)
+    assert isinstance(store, SqliteStore)
     await store.open()
     try:
-        assert _user_version(path) == SCHEMA_VERSION == 5
-        assert "versions_checkpoints" not in _indexes(path)
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert {"sessions", "steps", "tags", "workers"} <= _names(path, "table")
+        assert not {"history", "versions"} & _names(path, "table")
+        assert {"steps_session", "sessions_expires", "tags_order"} <= _names(path, "index")
         record = await store.get("kept")
-        assert record is not None and record.state == {"n": 6, "pad": "x" * 50} and record.version == 7
-        assert [(await store.state_at("kept", v, 7))["n"] for v in range(8)] == [-1, 0, 1, 2, 3, 4, 5, 6]
+        assert record is not None
+        assert (record.state, record.version, record.calls, record.tags) == ({"n": 3}, 3, 3, ["t"])
+        assert [await store.state_at("kept", v, 3) for v in range(4)] == [{"n": v} for v in range(4)]
+        assert [h["call"] for h in await store.history("kept", 10, 0)] == [1, 2, 3]
+        other = await store.get("other")
+        assert other is not None and other.state == {"o": 1}
+        async with store.holding("kept") as hold:  # and it goes on from there
+            read = await store.read(hold)
+            assert read is not None
+            await store.commit(hold, read, Commit(history={"call": 4}, state={"n": 4},
+                                                  patch=[{"op": "replace", "path": "/n", "value": 4}]))
+        assert [h["call"] for h in await store.history_tail("kept", 2)] == [3, 4]
+        assert await store.state_at("kept", 4, 4) == {"n": 4}
+        assert await store.delete("kept") and await store.get("kept") is None
+        assert await store.history("kept", 10, 0) == []
+        other = await store.get("other")
+        assert other is not None and other.state == {"o": 1}
     finally:
         await store.close()

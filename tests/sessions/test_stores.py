@@ -51,8 +51,8 @@ async def _stored_rows(store, session_id: str) -> tuple[int, int]:
     if store.backend == "memory":
         return len(store._history.get(session_id, ())), len(store._versions.get(session_id, {}))
     if store.backend == "sqlite":
-        history = await store._read("SELECT COUNT(*) FROM history WHERE session_id=?", (session_id,))
-        versions = await store._read("SELECT COUNT(*) FROM versions WHERE session_id=?", (session_id,))
+        history = await store._read("SELECT COUNT(entry) FROM steps WHERE session_id=?", (session_id,))
+        versions = await store._read("SELECT COUNT(body) FROM steps WHERE session_id=?", (session_id,))
         return history[0][0], versions[0][0]
     return await store._client.llen(store._k("h", session_id)), await store._client.hlen(store._k("v", session_id))
 
