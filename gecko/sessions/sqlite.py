@@ -7,11 +7,6 @@
   dies, so a `kill -9`'d holder blocks nobody. A process waiting for a lease holds a shared lock on
   a second byte, which the holder tests when its turn ends (see `gecko.sessions.store`). `_held`
   keeps two sessions whose ids hash to the same byte from sharing the process's lock.
-- A process that gives a lease up keeps the lock while no other process asks for it (`_kept`): the session's next
-  call on this process takes it back without a system call and with the record its last commit left, without
-  reading the store. A waiting process asks by setting a byte of a table mapped from the lock file (`WAIT_HINTS`);
-  the keeper looks every `KEEP_CHECK_SECONDS` and gives up what is asked for, or unused for `KEEP_IDLE_SECONDS`.
-  `delete` takes the lease too, so no process keeps the record of a deleted session.
 - Tables: `sessions` (the current record, with its status and tags, and where its last checkpoint is; not
   the state itself, which the versions hold), `steps` (one row per commit that stored something: the call's
   history entry, numbered per session, and the new state version, a checkpoint or a JSON-Patch delta, see
@@ -26,13 +21,10 @@ import asyncio
 import fcntl
 import hashlib
 import logging
-import mmap
 import os
 import sqlite3
-import struct
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,19 +58,6 @@ CREATE INDEX IF NOT EXISTS steps_checkpoints ON steps(session_id, version) WHERE
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, seen REAL);
 """
 LOCK_SLOTS = 1 << 30
-WAIT_HINTS = 4096
-"""Bytes at the start of the lock file, mapped by every process: a process waiting for a lease sets the byte of its
-slot (modulo this size), so that a process keeping that lease gives it up (`SqliteStore._keep_watch`). A byte shared
-by two slots only makes a lease be given up when it could have been kept."""
-_OFD_SETLK: int | None = getattr(fcntl, "F_OFD_SETLK", None)
-"""Locks of an open file description (Linux), where `lockf`'s belong to the process."""
-_FLOCK = struct.Struct("hhqqi4x")
-"""`struct flock`: type, whence, start, length, pid (0 for open-file locks)."""
-_LOCK_KINDS = {fcntl.LOCK_UN: fcntl.F_UNLCK, fcntl.LOCK_SH: fcntl.F_RDLCK, fcntl.LOCK_EX: fcntl.F_WRLCK}
-KEEP_CHECK_SECONDS = 0.001
-"""How often a process looks whether another one asks for a lease it keeps: the longest extra wait for a lease."""
-KEEP_IDLE_SECONDS = 1.0
-"""A kept lease nobody used for this long is given up: an idle server holds no locks."""
 _NOTHING = 0
 _EVERYTHING = 1 << 62
 """Row-id bounds of `_trim`: no row is below 0, every row is below 2**62."""
@@ -102,17 +81,6 @@ def _slot(session_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(session_id.encode(), digest_size=8).digest(), "big") % LOCK_SLOTS
 
 
-@dataclass
-class _Kept:
-    """A lease this process gave up but still holds, because nobody else asked for it (see `SqliteStore._kept`)."""
-
-    session_id: str
-    since: float
-    """`time.monotonic()` when it was given up."""
-    record: SessionRecord | None = None
-    """The session as this process last committed it, if that commit gave the lease up."""
-
-
 class StoreFull(OSError):
     """The disk under the session file is full: writes fail until space is freed (the API answers 503, retryable)."""
 
@@ -126,9 +94,6 @@ class SqliteStore(SessionStore):
 
     backend = "sqlite"
     unavailable_errors = (StoreFull,)
-    keeps_leases = _OFD_SETLK is not None
-    """See `_kept`. Only with locks of an open file: a process's own locks would let a second store of the file in
-    the same process take a lease the first one keeps, and the first one would go on with its record."""
     writes_in_order = True  # every write of the process goes through one writer thread's queue, in order
 
     def __init__(self, path: Path | str, retention: Retention) -> None:
@@ -142,15 +107,6 @@ class SqliteStore(SessionStore):
         self._held: dict[int, str] = {}
         self._waiting: set[int] = set()
         """Slots whose 'waiting' byte this process holds (shared)."""
-        self._asking: set[int] = set()
-        """Slots whose byte of the hint table (`WAIT_HINTS`) this process set."""
-        self._hints: mmap.mmap | None = None
-        self._kept: dict[int, _Kept] = {}
-        """Slots whose lock this process still holds after giving the lease up: taking the lease again costs no
-        system call, and the session's record comes back with it. Given up as soon as another process asks."""
-        self._taken_back: dict[str, SessionRecord] = {}
-        """Records of kept leases just taken back, until `acquire` collects them."""
-        self._keeper: asyncio.Task[None] | None = None
         self._trims: set[str] = set()
         """Sessions with rows out of their window, deleted with the next group (see `TRIM_GROUP_ROWS`)."""
         self._trim_rows = 0
@@ -188,9 +144,6 @@ class SqliteStore(SessionStore):
         await asyncio.to_thread(self._create_tables)
         self._writer = Writer(self.path)
         self._lock_fd = os.open(f"{self.path}.locks", os.O_RDWR | os.O_CREAT, 0o600)
-        if os.fstat(self._lock_fd).st_size < WAIT_HINTS:
-            os.ftruncate(self._lock_fd, WAIT_HINTS)  # every process makes it the same size; none makes it smaller
-        self._hints = mmap.mmap(self._lock_fd, WAIT_HINTS)
 
     def _create_tables(self) -> None:
         conn = connect(self.path, busy_timeout_ms=30000)
@@ -217,19 +170,8 @@ class SqliteStore(SessionStore):
         if self._writer is not None:
             await asyncio.to_thread(self._writer.close)
             self._writer = None
-        if self._keeper is not None:
-            self._keeper.cancel()
-            self._keeper = None
-        self._kept.clear()
-        self._taken_back.clear()
-        if self._hints is not None:
-            for slot in self._asking:
-                self._hints[slot % WAIT_HINTS] = 0
-            self._asking.clear()
-            self._hints.close()
-            self._hints = None
         if self._lock_fd is not None:
-            os.close(self._lock_fd)  # gives up every lock this process holds
+            os.close(self._lock_fd)
             self._lock_fd = None
         with self._guard:
             for conn in self._connections:
@@ -266,9 +208,8 @@ class SqliteStore(SessionStore):
         raise SessionBusy(f"the state of session {session_id} kept changing while it was read; retry")
 
     async def delete(self, session_id: str) -> bool:
-        async with self.holding(session_id):  # a process keeping the lease gives it up, and its record with it
-            self._forget(session_id)
-            return bool(await self._write(_delete_session, session_id))
+        self._forget(session_id)
+        return await self._write(_delete_session, session_id)
 
     async def history(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         keep = self.retention.history_limit
@@ -351,17 +292,9 @@ class SqliteStore(SessionStore):
 
     # -- the lease -------------------------------------------------------------------------
     def _lockf(self, mode: int, offset: int) -> None:
-        """`fcntl.lockf` on byte `offset` of the lock file (`LOCK_UN`, or `LOCK_SH`/`LOCK_EX` with `LOCK_NB`).
-
-        Where the system has them (Linux), the locks belong to the store's open file, not to its process: two stores
-        of one file in one process exclude each other as two processes do (a kept lease, see `_kept`, relies on it).
-        """
+        """`fcntl.lockf` on byte `offset` of the lock file."""
         assert self._lock_fd is not None, "store not opened"
-        if _OFD_SETLK is None:
-            fcntl.lockf(self._lock_fd, mode, 1, offset)
-            return
-        kind = _LOCK_KINDS[mode & ~fcntl.LOCK_NB]
-        fcntl.fcntl(self._lock_fd, _OFD_SETLK, _FLOCK.pack(kind, os.SEEK_SET, offset, 1, 0))
+        fcntl.lockf(self._lock_fd, mode, 1, offset)
 
     def _lock(self, offset: int, mode: int) -> bool:
         try:
@@ -372,75 +305,30 @@ class SqliteStore(SessionStore):
 
     async def _lease_try(self, session_id: str, owner: str) -> bool:
         slot = _slot(session_id)
-        kept = self._kept.pop(slot, None)
-        if kept is not None:  # never given up: no syscall, and nobody else changed the session meanwhile
-            self._held[slot] = owner
-            if kept.record is not None and kept.session_id == session_id:
-                self._taken_back[session_id] = kept.record
-            return True
-        self._taken_back.pop(session_id, None)
         if slot not in self._held and self._lock(slot, fcntl.LOCK_EX):
             self._held[slot] = owner
-            self._stop_waiting(slot)
+            if slot in self._waiting:  # stop announcing that we wait
+                self._waiting.discard(slot)
+                self._lockf(fcntl.LOCK_UN, LOCK_SLOTS + slot)
             return True
-        self._ask(slot)  # at every failed try: another waiter that got the lease cleared it
         if slot not in self._waiting and self._lock(LOCK_SLOTS + slot, fcntl.LOCK_SH):
             self._waiting.add(slot)
         return False
 
     async def _lease_abandon(self, session_id: str) -> None:
-        self._stop_waiting(_slot(session_id))
-
-    def _stop_waiting(self, slot: int) -> None:
-        """Stop announcing that this process waits for `slot` (it has the lease, or gave up)."""
-        if slot in self._asking:
-            self._asking.discard(slot)
-            if self._hints is not None:
-                self._hints[slot % WAIT_HINTS] = 0
+        slot = _slot(session_id)
         if slot in self._waiting:
             self._waiting.discard(slot)
             self._lockf(fcntl.LOCK_UN, LOCK_SLOTS + slot)
-
-    def _ask(self, slot: int) -> None:
-        """Tell a process keeping the lease of `slot` that this one wants it (see `_keep_watch`)."""
-        if self._hints is not None:
-            self._asking.add(slot)
-            self._hints[slot % WAIT_HINTS] = 1
 
     async def _lease_release(self, session_id: str, owner: str) -> bool:
         slot = _slot(session_id)
         if self._held.get(slot) != owner:
             return False
         del self._held[slot]
-        if self.keeps_leases and self._hints is not None and not self._hints[slot % WAIT_HINTS]:  # nobody asked
-            self._kept[slot] = _Kept(session_id, time.monotonic())
-            if self._keeper is None or self._keeper.done():
-                self._keeper = asyncio.get_running_loop().create_task(self._keep_watch())
-            return False
         self._lockf(fcntl.LOCK_UN, slot)
         gate = self._gates.get(session_id)
         return gate is not None and gate.users > 1 and self._others_wait(slot)  # only matters to local waiters
-
-    def _keep_record(self, record: SessionRecord) -> None:
-        kept = self._kept.get(_slot(record.id))
-        if kept is not None and kept.session_id == record.id:
-            kept.record = record
-
-    def _kept_record(self, session_id: str) -> SessionRecord | None:
-        return self._taken_back.pop(session_id, None)
-
-    async def _keep_watch(self) -> None:
-        """Give up the leases this process keeps that another process asks for, or that nobody used for
-        `KEEP_IDLE_SECONDS`; ends when none is kept."""
-        while self._kept:
-            await asyncio.sleep(KEEP_CHECK_SECONDS)
-            hints = self._hints
-            if hints is None:
-                return
-            idle = time.monotonic() - KEEP_IDLE_SECONDS
-            for slot in [s for s, k in self._kept.items() if k.since < idle or hints[s % WAIT_HINTS]]:
-                del self._kept[slot]
-                self._lockf(fcntl.LOCK_UN, slot)
 
     def _others_wait(self, slot: int) -> bool:
         """Whether another process holds the 'waiting' byte of `slot` (a shared lock we cannot upgrade)."""

@@ -124,9 +124,6 @@ class SessionStore(abc.ABC):
     backend: str = "abstract"
     unavailable_errors: tuple[type[Exception], ...] = ()
     """Exceptions meaning the store cannot be reached right now (the API answers 503 with Retry-After)."""
-    keeps_leases: bool = False
-    """The store keeps a lease it gives up until another process asks for it, and the record with it (see
-    `_keep_record`)."""
     writes_in_order: bool = False
     """Commits started one after another are stored in that order (one FIFO writer per process), so a turn's next
     write is handed to the store at once instead of after the previous one is stored: the writer can put them in
@@ -248,7 +245,6 @@ class SessionStore(abc.ABC):
                 gate.owner = await self._wait_for_lease(session_id, gate.yield_first)
                 gate.turn = 0
                 gate.end_chain()
-                gate.record = self._kept_record(session_id)
             gate.yield_first = False
             gate.turn += 1
         except BaseException:
@@ -289,8 +285,6 @@ class SessionStore(abc.ABC):
         owner, previous = gate.owner, gate.pending
         hold.committed = True
         if gate.users <= 1 or gate.turn >= TURN_CALLS:
-            # made before the write, so its expiry is no later than the one the store writes
-            kept = self._after(record, commit) if self.keeps_leases else None
             try:
                 await _settled(previous)
                 version, _, others = await self._commit(record, commit, owner)
@@ -302,26 +296,7 @@ class SessionStore(abc.ABC):
             gate.end_chain()  # the next turn reads the store (or the cache filled just below)
             gate.yield_first = others and gate.users > 1
             self._committed(record, commit, version)
-            if kept is not None and version == kept.version:
-                self._keep_record(kept)
             return version
-        new = self._after(record, commit)
-        write = asyncio.ensure_future(self._commit_after(previous, record, commit))
-        gate.record, gate.pending = new, write
-        self._hand_over(hold)
-        try:
-            version, _, _ = await asyncio.shield(write)
-        except BaseException:
-            if gate.pending is write:
-                gate.end_chain()
-                gate.turn = TURN_CALLS
-            raise
-        # Not cached: the next call of the turn may change this state's containers in place (`_Gate.owned`). The
-        # turn's last state is cached when the turn ends (the other branch above).
-        return version
-
-    def _after(self, record: SessionRecord, commit: Commit) -> SessionRecord:
-        """The session as `commit` leaves it (the state stays shared: states are immutable values)."""
         now = time.time()
         new = copy.copy(record)
         new.version += commit.state is not None
@@ -339,17 +314,19 @@ class SessionStore(abc.ABC):
             new.status = commit.status
         if commit.tags is not None:
             new.tags = commit.tags
-        return new
-
-    def _keep_record(self, record: SessionRecord) -> None:  # noqa: B027 - optional hook
-        """The session as this process just committed it, its lease given up. A store that keeps the lease while
-        nobody else asks for it (SQLite) keeps the record with it, and hands it back with the lease
-        (`_kept_record`): nobody else can have changed the session meanwhile. Default: nothing."""
-
-    def _kept_record(self, session_id: str) -> SessionRecord | None:
-        """The record kept with a lease this process took back without giving it up (see `_keep_record`), or
-        None: read the store."""
-        return None
+        write = asyncio.ensure_future(self._commit_after(previous, record, commit))
+        gate.record, gate.pending = new, write
+        self._hand_over(hold)
+        try:
+            version, _, _ = await asyncio.shield(write)
+        except BaseException:
+            if gate.pending is write:
+                gate.end_chain()
+                gate.turn = TURN_CALLS
+            raise
+        # Not cached: the next call of the turn may change this state's containers in place (`_Gate.owned`). The
+        # turn's last state is cached when the turn ends (the other branch above).
+        return version
 
     def _prepare_version(self, record: SessionRecord, commit: Commit) -> None:
         """Decide how the commit's new version is stored (`commit.stored`, `commit.checkpoint`): its patch, or the
