@@ -381,8 +381,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     if current == SCHEMA_VERSION:
         return
-    if current == 4:
-        _migrate_from_4(conn)
+    if current in (4, 5):  # 5 only dropped an index of 4 (`versions_checkpoints`)
+        _migrate_to_steps(conn)
         return
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if tables & set(_TABLES):
@@ -395,9 +395,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
-def _migrate_from_4(conn: sqlite3.Connection) -> None:
-    """Layout 4 to 6, sessions kept: `history` and `versions` become `steps`. A write of layout 4 added a row and an
-    index entry to each (and one more to an index of the versions' checkpoint flag); a step is one of each."""
+def _migrate_to_steps(conn: sqlite3.Connection) -> None:
+    """Layout 4 or 5 to 6, sessions kept: `history` and `versions` become `steps`. A write of layout 5 added a row and
+    an index entry to each (layout 4, one more to an index of the versions' checkpoint flag); a step is one of
+    each. Dropping the two tables drops their indexes."""
     conn.execute("ALTER TABLE sessions ADD COLUMN trim_calls INTEGER NOT NULL DEFAULT 0")
     conn.execute("ALTER TABLE sessions ADD COLUMN trim_versions INTEGER NOT NULL DEFAULT 0")
     for statement in _SCHEMA.split(";"):

@@ -1,4 +1,4 @@
-"""A session file of layout 4 opens as layout 6 with its sessions kept: their history and versions become steps."""
+"""A session file of layout 4 or 5 opens as layout 6 with its sessions kept: their history and versions become steps."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 import sqlite3
 import time
 from pathlib import Path
+
+import pytest
 
 from gecko.sessions.model import Commit
 from gecko.sessions.sqlite import SCHEMA_VERSION, SqliteStore
@@ -32,14 +34,16 @@ CREATE TABLE workers (id TEXT PRIMARY KEY, seen REAL);
 """
 
 
-def _layout_4_file(path: Path, now: float) -> None:
-    """Two sessions as layout 4 stored them: `kept` at version 3 (checkpoints at 0 and 2, deltas at 1 and 3) after
-    three calls, and `other` at version 0."""
+def _old_layout_file(path: Path, now: float, layout: int) -> None:
+    """Two sessions as layout 4 (or 5: the same without the index of checkpoints) stored them: `kept` at version 3
+    (checkpoints at 0 and 2, deltas at 1 and 3) after three calls, and `other` at version 0."""
     with sqlite3.connect(path, isolation_level=None) as conn:
         conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(LAYOUT_4)
-        conn.execute("PRAGMA user_version=4")
+        if layout == 5:
+            conn.execute("DROP INDEX versions_checkpoints")
+        conn.execute(f"PRAGMA user_version={layout}")
         for sid, version, calls, tags in (("kept", 3, 3, ["t"]), ("other", 0, 0, [])):
             conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          (sid, now, now, now + 600, version, calls, json.dumps({"toolkits": ["x"]}), "{}", "active",
@@ -58,9 +62,10 @@ def _names(path: Path, kind: str) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type=? AND sql IS NOT NULL", (kind,))}
 
 
-async def test_a_layout_4_file_keeps_its_sessions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", [4, 5])
+async def test_an_older_layout_keeps_its_sessions(tmp_path: Path, layout: int) -> None:
     path = tmp_path / "sessions.db"
-    _layout_4_file(path, time.time())
+    _old_layout_file(path, time.time(), layout)
     store = open_store("sqlite", sqlite_path=path, ttl=600)
     assert isinstance(store, SqliteStore)
     await store.open()
